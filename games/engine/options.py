@@ -1,0 +1,34 @@
+"""The table options a game is created with."""
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    """The choices of the person who sets up the table; they hold for the whole game.
+
+    target_score None means a single round; otherwise rounds continue until a team's total
+    reaches it (50..5000). Bad values raise ValueError.
+    """
+
+    players: int = 4
+    stacking: bool = False
+    final_card_penalty: bool = True
+    target_score: int | None = None
+
+    def __post_init__(self):
+        if type(self.players) is not int or self.players not in (4, 6, 8):
+            raise ValueError("A table seats 4, 6 or 8 players.")
+        for name in ("stacking", "final_card_penalty"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false.")
+        t = self.target_score
+        if t is not None and (type(t) is not int or not 50 <= t <= 5000):
+            raise ValueError("The target score is a whole number from 50 to 5000.")
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**d)
