@@ -157,6 +157,34 @@ class Game:
             g.scores = [int(x) for x in scores]
         return g
 
+    @classmethod
+    def from_view(cls, view, *, hands, draw_pile, seed=0):
+        """A game consistent with what one seat sees, with the hidden cards filled in by the
+        caller (a guess): how a searching bot imagines the table. Only for an ordinary turn
+        or a waiting penalty (no other choice pending). hands: every seat's cards, the
+        viewer's own included; draw_pile: first is the top. Raises ValueError otherwise."""
+        if view.get("decision") not in ("turn", "penalty"):
+            raise ValueError("from_view needs a position where somebody is to play.")
+        n = view["players"]
+        if len(hands) != n or [len(h) for h in hands] != view["hand_sizes"]:
+            raise ValueError("The guessed hands do not match the hand sizes in the view.")
+        if len(draw_pile) != view["draw_pile_size"]:
+            raise ValueError("The guessed draw pile does not match its size in the view.")
+        g = cls.__new__(cls)
+        g._blank(Options.from_dict(view["options"]), seed)
+        g.round = view["round"]
+        g.dealer = view["dealer"]
+        g.hands = [sorted(h, key=_rank) for h in hands]
+        g.draw = list(reversed(draw_pile))
+        g.discard = list(view["discard"])
+        g.color = view["color"]
+        g.direction = view["direction"]
+        g.turn = view["turn"]
+        g.scores = list(view["scores"])
+        g.departed = [view["departed"][t] for t in range(g.half)]
+        g.penalty = view["penalty"]
+        return g
+
     # ------------------------------------------------------------------ small helpers
 
     def partner(self, seat):
