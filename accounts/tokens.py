@@ -1,0 +1,15 @@
+from django.conf import settings
+from django.core import signing
+
+_SALT = "accounts.email-confirmation"
+
+
+def make_email_token(user):
+    # Binding the address means a token stops working once the email changes.
+    return signing.dumps({"u": user.pk, "e": user.email}, salt=_SALT, compress=True)
+
+
+def read_email_token(token):
+    """Returns (user_pk, email) or raises signing.BadSignature (expired included)."""
+    data = signing.loads(token, salt=_SALT, max_age=settings.EMAIL_CONFIRM_MAX_AGE)
+    return data["u"], data["e"]

@@ -1,0 +1,209 @@
+"""Settings for Wild Cards Teams.
+
+Everything comes from environment variables, with development defaults that
+just work: SQLite, an in-memory channel layer and an in-process Celery worker.
+Set DATABASE_URL and REDIS_URL to run on PostgreSQL and Redis.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name, default):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def envint(name, default):
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+def envstr(name, default=""):
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def envlist(name, default):
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+DEBUG = envbool("DEBUG", True)
+# The default is for development only; a real deployment must set SECRET_KEY.
+SECRET_KEY = envstr("SECRET_KEY", "dev-only-not-secret-wildcards-teams")
+if not DEBUG and SECRET_KEY.startswith("dev-only"):
+    raise RuntimeError("Set SECRET_KEY when DEBUG is off")
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
+
+INSTALLED_APPS = [
+    "daphne",  # first, so that runserver serves ASGI (websockets too)
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "accounts",
+    "lobby",
+    "games",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "accounts.middleware.UserTimezoneMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "builtins": ["template_partials.templatetags.partials"],
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------
+DATABASE_URL = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}")
+# CONN_MAX_AGE stays 0: under ASGI each sync call runs in a thread that may
+# never be reused, and persistent connections would leak.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    # SQLite has no row locks; IMMEDIATE takes the write lock at BEGIN so that
+    # the game transaction is serialised as select_for_update does on Postgres.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: channel layer, cache, Celery broker ---------------------------
+REDIS_URL = envstr("REDIS_URL", "")
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": envstr("CACHE_KEY_PREFIX", "wct"),
+        }
+    }
+else:
+    # One process only: `manage.py runsite` runs web and worker together.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", REDIS_URL or "memory://")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    # Re-sends bot moves that were lost (e.g. the in-process broker was
+    # restarted); a bot whose move is queued normally is not touched.
+    "wake-stalled-bots": {
+        "task": "games.tasks.wake_stalled_bots",
+        "schedule": envint("BOT_SWEEP_SECONDS", 10),
+    },
+}
+# How long a bot decision may wait before the sweep sends it again.
+BOT_STALL_SECONDS = envint("BOT_STALL_SECONDS", 15)
+
+# --- Accounts ---------------------------------------------------------------
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "lobby:index"
+LOGOUT_REDIRECT_URL = "lobby:index"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Rate limits: attempts allowed per window (seconds).
+LOGIN_RATE_LIMIT = envint("LOGIN_RATE_LIMIT", 5)
+LOGIN_RATE_IP_LIMIT = envint("LOGIN_RATE_IP_LIMIT", 20)
+LOGIN_RATE_WINDOW = envint("LOGIN_RATE_WINDOW", 15 * 60)
+SIGNUP_RATE_LIMIT = envint("SIGNUP_RATE_LIMIT", 5)
+SIGNUP_RATE_WINDOW = envint("SIGNUP_RATE_WINDOW", 60 * 60)
+EMAIL_CONFIRM_MAX_AGE = envint("EMAIL_CONFIRM_MAX_AGE", 3 * 24 * 3600)
+
+# --- Email -------------------------------------------------------------------
+EMAIL_HOST = envstr("EMAIL_HOST", "")
+EMAIL_BACKEND = envstr(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = envint("EMAIL_PORT", 25)
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Wild Cards Teams <noreply@localhost>")
+
+# --- I18n, static -------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,94 @@
+"""Starts the whole site: web + websockets (Daphne), a Celery worker and beat.
+
+With REDIS_URL set, the three are separate processes talking through Redis
+(`daphne`, `celery worker`, `celery beat`). Without it, everything runs in
+this one process: Daphne in the main thread, a Celery worker and the beat
+scheduler in threads, sharing Celery's in-memory broker and the in-memory
+channel layer, so bot moves and periodic tasks really run and reach the
+pages, with no other service to install.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Runs web, websockets, background worker and scheduler."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+
+    def handle(self, *args, host, port, **options):
+        var = Path(settings.BASE_DIR) / "var"
+        var.mkdir(exist_ok=True)
+        self.stdout.write(f"Wild Cards Teams at http://{host}:{port}/")
+        if settings.REDIS_URL:
+            self._run_processes(host, port, var)
+        else:
+            self._run_embedded(host, port, var)
+
+    def _run_embedded(self, host, port, var):
+        from celery.beat import EmbeddedService
+        from daphne.endpoints import build_endpoint_description_strings
+        from daphne.server import Server
+
+        from config.asgi import application
+        from config.celery import app
+
+        self.stdout.write("Embedded mode: SQLite or DATABASE_URL, in-memory channel layer, "
+                          "Celery worker and beat in this process.")
+        worker = app.WorkController(
+            concurrency=1, pool="solo", loglevel="INFO", without_heartbeat=True,
+            without_mingle=True, without_gossip=True,
+        )
+        threading.Thread(target=worker.start, name="celery-worker", daemon=True).start()
+        beat = EmbeddedService(app, thread=True, schedule_filename=str(var / "celerybeat-schedule"))
+        beat.start()
+        Server(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+        ).run()
+        beat.stop()
+
+    def _run_processes(self, host, port, var):
+        python = sys.executable
+        commands = {
+            "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"],
+            "worker": [python, "-m", "celery", "-A", "config", "worker", "-l", "INFO",
+                       "--concurrency", os.environ.get("WORKER_CONCURRENCY", "2")],
+            # Exactly one beat: two would run every periodic task twice.
+            "beat": [python, "-m", "celery", "-A", "config", "beat", "-l", "INFO",
+                     "--schedule", str(var / "celerybeat-schedule")],
+        }
+        children = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
+
+        def stop(*_):
+            for child in children.values():
+                if child.poll() is None:
+                    child.terminate()
+
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while True:
+                for name, child in children.items():
+                    code = child.poll()
+                    if code is not None:
+                        self.stderr.write(f"{name} stopped (exit {code}); stopping the site.")
+                        stop()
+                        for other in children.values():
+                            other.wait(timeout=20)
+                        sys.exit(code or 1)
+                time.sleep(1)
+        except KeyboardInterrupt:
+            stop()
+            for child in children.values():
+                child.wait(timeout=20)

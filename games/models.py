@@ -1,0 +1,275 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+def new_invite_token():
+    return secrets.token_urlsafe(16)
+
+
+def new_seed():
+    return secrets.randbits(63)
+
+
+class GameQuerySet(models.QuerySet):
+    def open_tables(self):
+        return self.filter(status=Game.Status.OPEN)
+
+    def listed(self):
+        """Open public tables, for the lobby list."""
+        return self.open_tables().filter(private=False)
+
+    def active(self):
+        return self.filter(status=Game.Status.ACTIVE)
+
+    def awaiting_decision(self):
+        return self.active().filter(deadline_at__isnull=False)
+
+    def deadline_due(self, now=None):
+        return self.awaiting_decision().filter(deadline_at__lte=now or timezone.now())
+
+    def bots_stalled(self, before):
+        return self.active().filter(bot_due_at__lte=before)
+
+
+class Game(models.Model):
+    """A table: its options, its seats (Seat) and, once started, its events.
+
+    The engine's state lives in GameSnapshot; turn, round and deadlines are
+    copied here so that lists and sweeps need no engine.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Waiting for players"
+        ACTIVE = "active", "Playing"
+        FINISHED = "finished", "Finished"
+        ABORTED = "aborted", "Abandoned"
+
+    class Pace(models.TextChoices):
+        REALTIME = "realtime", "Real time"
+        TURN_BASED = "turn", "Turn by turn"
+
+    class MissedDeadline(models.TextChoices):
+        BOT = "bot", "A bot plays that turn"
+        LEAVE = "leave", "The player is treated as having left"
+
+    MOVE_SECONDS = [(45, "Relaxed (45 s)"), (30, "Normal (30 s)"), (15, "Fast (15 s)")]
+    TURN_HOURS = [(12, "12 hours"), (24, "24 hours"), (72, "72 hours")]
+    PLAYERS = [(4, "4 players"), (6, "6 players"), (8, "8 players")]
+
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_games"
+    )
+    status = models.CharField(max_length=10, choices=Status, default=Status.OPEN)
+
+    # Options, fixed when the table is created.
+    players = models.PositiveSmallIntegerField(choices=PLAYERS, default=4)
+    pace = models.CharField(max_length=10, choices=Pace, default=Pace.REALTIME)
+    move_seconds = models.PositiveSmallIntegerField(choices=MOVE_SECONDS, default=30)
+    turn_hours = models.PositiveSmallIntegerField(choices=TURN_HOURS, default=24)
+    missed_deadline = models.CharField(
+        max_length=10, choices=MissedDeadline, default=MissedDeadline.BOT
+    )
+    stacking = models.BooleanField(default=False)
+    final_card_penalty = models.BooleanField(default=True)
+    target_score = models.PositiveSmallIntegerField(null=True, blank=True)  # None: single round
+    spectators = models.BooleanField(default=False)
+    private = models.BooleanField(default=False)
+    invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+
+    # The game itself.
+    seed = models.BigIntegerField(default=new_seed)
+    last_seq = models.PositiveIntegerField(default=0)
+    round = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn = models.PositiveSmallIntegerField(null=True, blank=True)
+    waiting_on = models.JSONField(default=list, blank=True)
+    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = GameQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(players__in=[4, 6, 8]), name="game_players_4_6_8"
+            ),
+            models.CheckConstraint(
+                condition=Q(target_score__isnull=True)
+                | Q(target_score__gte=50, target_score__lte=5000),
+                name="game_target_score_range",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "private", "-created_at"])]
+
+    def __str__(self):
+        return f"Table {self.pk}"
+
+    @property
+    def teams(self):
+        return self.players // 2
+
+    @property
+    def is_open(self):
+        return self.status == self.Status.OPEN
+
+    def engine_options(self):
+        from games.engine import Options
+
+        return Options(
+            players=self.players,
+            stacking=self.stacking,
+            final_card_penalty=self.final_card_penalty,
+            target_score=self.target_score,
+        )
+
+    def free_seat_count(self):
+        # Iterates seats.all() so that a prefetch_related("seats") is used.
+        return sum(1 for seat in self.seats.all() if seat.is_empty)
+
+    def time_limit_label(self):
+        if self.pace == self.Pace.REALTIME:
+            return f"{self.move_seconds} s a move"
+        return f"{self.turn_hours} h a turn, missed: {self.get_missed_deadline_display().lower()}"
+
+    def scoring_label(self):
+        return "Single round" if self.target_score is None else f"To {self.target_score} points"
+
+    def decision_window(self):
+        from datetime import timedelta
+
+        if self.pace == self.Pace.REALTIME:
+            return timedelta(seconds=self.move_seconds)
+        return timedelta(hours=self.turn_hours)
+
+
+TEAM_SHAPES = ["circle", "square", "triangle", "diamond"]
+
+
+class Seat(models.Model):
+    """Seat `number` (0..n-1, clockwise) of a table: empty, a user, or a bot."""
+
+    class BotLevel(models.TextChoices):
+        EASY = "easy", "Easy"
+        NORMAL = "normal", "Normal"
+        HARD = "hard", "Hard"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=10, choices=BotLevel, blank=True, default="")
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="seat_unique_number"),
+            models.UniqueConstraint(
+                fields=["game", "user"],
+                condition=Q(user__isnull=False),
+                name="seat_one_per_user",
+            ),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True) | Q(bot_level=""), name="seat_user_or_bot"
+            ),
+        ]
+
+    def __str__(self):
+        return f"Seat {self.number} of table {self.game_id}"
+
+    @property
+    def is_empty(self):
+        return self.user_id is None and not self.bot_level
+
+    @property
+    def is_bot(self):
+        return bool(self.bot_level)
+
+    @property
+    def team(self):
+        return self.number % (self.game.players // 2)
+
+    @property
+    def team_shape(self):
+        return TEAM_SHAPES[self.team]
+
+    @property
+    def partner(self):
+        n = self.game.players
+        return (self.number + n // 2) % n
+
+    def label(self):
+        if self.user_id:
+            return self.user.name
+        if self.bot_level:
+            return f"Bot ({self.get_bot_level_display()})"
+        return "Empty"
+
+
+class GameSnapshot(models.Model):
+    """The engine's `to_dict()` after event `seq`: loading = snapshot + events after it."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
+    )
+    seq = models.PositiveIntegerField()
+    state = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class GameEvent(models.Model):
+    """One decision or system step, numbered 1, 2, 3... per game. Never updated."""
+
+    class Actor(models.TextChoices):
+        PERSON = "person", "Person"
+        BOT = "bot", "Bot"
+        TIMEOUT = "timeout", "Time-out"
+        MODERATOR = "moderator", "Moderator"
+        SYSTEM = "system", "System"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20)  # the action's type, or "deal"
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    actor = models.CharField(max_length=10, choices=Actor)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+",
+    )
+    action = models.JSONField(null=True, blank=True)  # None for system steps (the deal)
+    events = models.JSONField(default=list)  # what the engine said happened
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq"),
+            models.UniqueConstraint(
+                fields=["game", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="event_unique_idempotency_key",
+            ),
+        ]
+
+    def __str__(self):
+        return f"#{self.seq} {self.kind} (table {self.game_id})"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise ValueError("Game events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("Game events are append-only")

@@ -1,0 +1,202 @@
+"""The one door for writes to a game's state.
+
+Every decision — a click, a bot move, a time-out, a moderator — goes through
+`apply_decision`; the deal goes through `start_game`. Both append one
+GameEvent and update the snapshot inside one transaction that holds the
+game row's lock, and leave side effects (socket notifications, bot moves) to
+run after commit.
+"""
+
+import logging
+from dataclasses import dataclass
+from functools import partial
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine, notify
+from games.models import Game, GameEvent, GameSnapshot, Seat
+
+log = logging.getLogger(__name__)
+
+
+class DecisionRefused(Exception):
+    """A decision that was not applied; `str(exc)` is fit to show the player."""
+
+
+class IllegalDecision(DecisionRefused):
+    """The engine (or the input check) refused the action; nothing changed."""
+
+
+class GameNotActive(DecisionRefused):
+    pass
+
+
+class StaleDecision(DecisionRefused):
+    """The game moved on since the caller looked at it (see `expected_seq`)."""
+
+
+class IdempotencyConflict(DecisionRefused):
+    pass
+
+
+@dataclass(frozen=True)
+class DecisionResult:
+    event: GameEvent
+    replayed: bool  # True: this key was already used, `event` is the first result
+
+
+def load_state(game, snapshot=None):
+    """The engine game for `game`: its snapshot plus any events recorded after it."""
+    snapshot = snapshot or game.snapshot
+    state = engine.Game.from_dict(snapshot.state)
+    if snapshot.seq < game.last_seq:
+        later = GameEvent.objects.filter(game_id=game.pk, seq__gt=snapshot.seq).order_by("seq")
+        for row in later:
+            if row.action is not None:
+                state.act(row.seat, row.action)
+    return state
+
+
+def replay(game):
+    """The engine game rebuilt from the seed and every recorded action (for checks)."""
+    state = engine.Game.new(game.engine_options(), game.seed)
+    for row in game.events.order_by("seq"):
+        if row.action is not None:
+            state.act(row.seat, row.action)
+    return state
+
+
+def pending_seats(state):
+    """Seats that have something to decide now, in seat order."""
+    public = state.view(None)
+    candidates = set(public.get("waiting_on") or [])
+    if public.get("turn") is not None:
+        candidates.add(public["turn"])
+    return [
+        s for s in sorted(candidates)
+        if state.legal_actions(s) or state.view(s).get("must_give")
+    ]
+
+
+def _check_input(game_seat_count, seat, action, actor):
+    if actor not in GameEvent.Actor.values:
+        raise ValueError(f"unknown actor {actor!r}")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game_seat_count:
+        raise IllegalDecision("There is no such seat at this table.")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise IllegalDecision("That is not a move: an action needs a type.")
+
+
+def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=None,
+                   expected_seq=None):
+    """Applies one decision of `seat` and returns a DecisionResult.
+
+    In one transaction: lock the game row (select_for_update), return the
+    first result if `idempotency_key` was used before, load the state
+    (snapshot + later events), let the engine act, append the event, update
+    the snapshot and the game's columns. After commit: notify every seat and
+    schedule the bots that now have a decision.
+
+    Raises IllegalDecision (the engine's message; nothing changes),
+    GameNotActive, StaleDecision (when `expected_seq` is given and the game's
+    last event is another one), IdempotencyConflict (the key was used for a
+    different decision) and Game.DoesNotExist.
+    """
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("snapshot")
+            .get(pk=game_id)
+        )
+        _check_input(game.players, seat, action, actor)
+        if idempotency_key:
+            prior = GameEvent.objects.filter(game_id=game.pk, idempotency_key=idempotency_key).first()
+            if prior is not None:
+                if prior.seat != seat or prior.action != action:
+                    raise IdempotencyConflict("This submission was already used for another move.")
+                return DecisionResult(prior, replayed=True)
+        if game.status != Game.Status.ACTIVE:
+            raise GameNotActive("This game is not being played.")
+        if expected_seq is not None and expected_seq != game.last_seq:
+            raise StaleDecision("The game has moved on; look again.")
+        state = load_state(game)
+        try:
+            events = state.act(seat, action)
+        except engine.IllegalAction as exc:
+            raise IllegalDecision(str(exc)) from exc
+        event = _record(
+            game, state, kind=action["type"], seat=seat, actor=actor, user=user,
+            action=action, events=events, idempotency_key=idempotency_key,
+        )
+    return DecisionResult(event, replayed=False)
+
+
+def start_game(game_id):
+    """Deals a full open table: status becomes active and event 1 is the deal.
+
+    Locks the game row. The caller (lobby) checks who may start; this checks
+    the table: open, and every seat filled. Raises DecisionRefused otherwise.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != Game.Status.OPEN:
+            raise GameNotActive("This table has already started.")
+        seats = list(game.seats.all())
+        if len(seats) != game.players or any(s.is_empty for s in seats):
+            raise DecisionRefused("Every seat must be filled before the start.")
+        state = engine.Game.new(game.engine_options(), game.seed)
+        now = timezone.now()
+        game.status = Game.Status.ACTIVE
+        game.started_at = now
+        game.save(update_fields=["status", "started_at"])
+        GameSnapshot.objects.create(game=game, seq=0, state=state.to_dict())
+        deal_events = state.initial_events() if hasattr(state, "initial_events") else []
+        return _record(
+            game, state, kind="deal", seat=None, actor=GameEvent.Actor.SYSTEM, user=None,
+            action=None, events=deal_events, idempotency_key=None, now=now,
+        )
+
+
+def _record(game, state, *, kind, seat, actor, user, action, events, idempotency_key, now=None):
+    """Appends the event after game.last_seq and brings snapshot and columns up to date.
+
+    Must run inside the transaction that locked `game`.
+    """
+    now = now or timezone.now()
+    seq = game.last_seq + 1
+    event = GameEvent.objects.create(
+        game=game, seq=seq, kind=kind, seat=seat, actor=actor, user=user, action=action,
+        events=events, idempotency_key=idempotency_key, created_at=now,
+    )
+    public = state.view(None)
+    pending = pending_seats(state)
+    bot_seats = set(
+        Seat.objects.filter(game_id=game.pk).exclude(bot_level="").values_list("number", flat=True)
+    )
+    bots_to_move = [s for s in pending if s in bot_seats]
+    people_to_move = [s for s in pending if s not in bot_seats]
+    columns = {
+        "last_seq": seq,
+        "round": public.get("round"),
+        "turn": public.get("turn"),
+        "waiting_on": pending,
+        "deadline_at": now + game.decision_window() if people_to_move else None,
+        "bot_due_at": now if bots_to_move else None,
+    }
+    if public.get("game_over"):
+        columns.update(status=Game.Status.FINISHED, finished_at=now, deadline_at=None,
+                       bot_due_at=None, turn=None, waiting_on=[])
+        bots_to_move = []
+    Game.objects.filter(pk=game.pk).update(**columns)
+    GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq, state=state.to_dict(), updated_at=now)
+    for name, value in columns.items():
+        setattr(game, name, value)
+
+    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq))
+    if bots_to_move:
+        from games.tasks import play_bot
+
+        for bot in bots_to_move:
+            play_bot.delay_on_commit(game.pk, bot, seq)
+    return event

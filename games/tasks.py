@@ -1,0 +1,85 @@
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from games import botplay, services
+from games.models import Game, GameEvent, Seat
+
+log = logging.getLogger(__name__)
+
+
+def _all_events(game_id):
+    history = []
+    rows = GameEvent.objects.filter(game_id=game_id).order_by("seq").values_list("events", flat=True)
+    for events in rows:
+        history.extend(events)
+    return history
+
+
+@shared_task(ignore_result=True)
+def play_bot(game_id, seat, seq):
+    """Makes bot `seat`'s decision in the position after event `seq`.
+
+    Safe to run twice or late: the idempotency key is tied to (seat, seq), and
+    `expected_seq` drops a move computed for a position that has moved on (the
+    event that moved it on scheduled its own bot moves).
+    """
+    game = Game.objects.filter(pk=game_id).select_related("snapshot").first()
+    if game is None or game.status != Game.Status.ACTIVE or game.last_seq != seq:
+        return "stale"
+    level = (
+        Seat.objects.filter(game_id=game_id, number=seat)
+        .exclude(bot_level="")
+        .values_list("bot_level", flat=True)
+        .first()
+    )
+    if level is None:
+        return "not a bot"
+    state = services.load_state(game)
+    action = botplay.choose_action(
+        state, seat, level, history=lambda: _all_events(game_id),
+        seed=(game.seed + seq * 131 + seat) & (2**63 - 1),
+    )
+    if action is None:
+        return "nothing to decide"
+    try:
+        services.apply_decision(
+            game_id, seat, action, GameEvent.Actor.BOT,
+            idempotency_key=f"bot-{seat}-{seq}", expected_seq=seq,
+        )
+    except services.StaleDecision:
+        return "stale"
+    except services.IllegalDecision as exc:
+        # A bot must only make legal moves; record loudly and let the sweep retry.
+        log.error("bot %s at seat %s of game %s chose an illegal move: %s",
+                  level, seat, game_id, exc)
+        return "illegal"
+    return "played"
+
+
+@shared_task(ignore_result=True)
+def wake_stalled_bots():
+    """Re-sends bot moves that have waited too long (a lost task, a restarted broker).
+
+    One query finds the games; the conditional update makes a second sweep
+    running at the same time skip the game.
+    """
+    now = timezone.now()
+    before = now - timedelta(seconds=settings.BOT_STALL_SECONDS)
+    woken = 0
+    for game in Game.objects.bots_stalled(before).only("pk", "last_seq", "bot_due_at", "waiting_on"):
+        claimed = Game.objects.filter(
+            pk=game.pk, last_seq=game.last_seq, bot_due_at=game.bot_due_at
+        ).update(bot_due_at=now)
+        if not claimed:
+            continue
+        bots = Seat.objects.filter(
+            game_id=game.pk, number__in=game.waiting_on
+        ).exclude(bot_level="").values_list("number", flat=True)
+        for seat in bots:
+            play_bot.delay(game.pk, seat, game.last_seq)
+            woken += 1
+    return woken

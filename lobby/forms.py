@@ -1,0 +1,51 @@
+from django import forms
+
+from games.models import Game, Seat
+
+
+class TableForm(forms.ModelForm):
+    SCORING = [("single", "Single round"), ("target", "Play to a target score")]
+
+    scoring = forms.ChoiceField(choices=SCORING, initial="single", widget=forms.RadioSelect)
+    target_score = forms.IntegerField(min_value=50, max_value=5000, initial=500, required=False)
+
+    class Meta:
+        model = Game
+        fields = [
+            "players", "pace", "move_seconds", "turn_hours", "missed_deadline",
+            "stacking", "final_card_penalty", "spectators", "private",
+        ]
+        widgets = {
+            "players": forms.RadioSelect,
+            "pace": forms.RadioSelect,
+            "move_seconds": forms.RadioSelect,
+            "turn_hours": forms.RadioSelect,
+            "missed_deadline": forms.RadioSelect,
+        }
+        labels = {
+            "stacking": "Stack draw cards",
+            "final_card_penalty": "Final-card draw penalty",
+            "spectators": "Allow spectators",
+            "private": "Private table (joined by invite link)",
+            "move_seconds": "Move timer (real time)",
+            "turn_hours": "Deadline per turn (turn by turn)",
+            "missed_deadline": "When a deadline is missed",
+        }
+
+    def clean(self):
+        data = super().clean()
+        if data.get("scoring") == "target":
+            if data.get("target_score") is None:
+                self.add_error("target_score", "Choose a target score from 50 to 5000.")
+        else:
+            data["target_score"] = None
+        return data
+
+    def table_options(self):
+        options = {name: self.cleaned_data[name] for name in self.Meta.fields}
+        options["target_score"] = self.cleaned_data["target_score"]
+        return options
+
+
+class BotForm(forms.Form):
+    level = forms.ChoiceField(choices=Seat.BotLevel.choices)

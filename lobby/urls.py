@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+app_name = "lobby"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("tables/new/", views.create, name="create"),
+    path("tables/<int:game_id>/", views.table, name="table"),
+    path("tables/<int:game_id>/seats/<int:number>/take/", views.take, name="take"),
+    path("tables/<int:game_id>/leave/", views.leave, name="leave"),
+    path("tables/<int:game_id>/seats/<int:number>/bot/", views.bot, name="bot"),
+    path("tables/<int:game_id>/seats/<int:number>/remove/", views.remove, name="remove"),
+    path("tables/<int:game_id>/start/", views.start, name="start"),
+    path("invite/<str:token>/", views.invite, name="invite"),
+]

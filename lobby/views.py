@@ -1,0 +1,153 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from games.models import Game
+
+from . import services
+from .forms import BotForm, TableForm
+
+INVITES_KEY = "invited_tables"
+
+
+def _can_see(request, game):
+    if not game.private:
+        return True
+    user = request.user
+    if user.is_authenticated and (
+        game.host_id == user.pk or game.seats.filter(user=user).exists()
+    ):
+        return True
+    return game.pk in request.session.get(INVITES_KEY, [])
+
+
+def _get_table_for_user(request, game_id):
+    """The table, or 404 when it is private and the user was not invited."""
+    game = get_object_or_404(Game, pk=game_id)
+    if not _can_see(request, game):
+        raise Http404("No such table")
+    return game
+
+
+def index(request):
+    tables = (
+        Game.objects.listed()
+        .select_related("host")
+        .prefetch_related("seats__user")
+        .order_by("-created_at")[:50]
+    )
+    mine = []
+    if request.user.is_authenticated:
+        mine = (
+            Game.objects.filter(seats__user=request.user)
+            .exclude(status__in=[Game.Status.FINISHED, Game.Status.ABORTED])
+            .order_by("-created_at")
+        )
+    context = {"tables": tables, "mine": mine}
+    if request.htmx:
+        return render(request, "lobby/index.html#tables", context)
+    return render(request, "lobby/index.html", context)
+
+
+@login_required
+def create(request):
+    if request.method == "POST":
+        form = TableForm(request.POST)
+        if form.is_valid():
+            game = services.create_table(request.user, **form.table_options())
+            return redirect("lobby:table", game_id=game.pk)
+    else:
+        form = TableForm()
+    return render(request, "lobby/create.html", {"form": form})
+
+
+def table(request, game_id):
+    game = _get_table_for_user(request, game_id)
+    seats = list(game.seats.select_related("user"))
+    my_seat = next(
+        (s for s in seats if request.user.is_authenticated and s.user_id == request.user.pk), None
+    )
+    if game.status == Game.Status.ACTIVE and (my_seat is not None or game.spectators):
+        url = reverse("games:play", args=[game.pk])
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = url
+            return response
+        return redirect(url)
+    context = {
+        "game": game,
+        "seats": seats,
+        "my_seat": my_seat,
+        "is_host": request.user.is_authenticated and game.host_id == request.user.pk,
+        "full": all(not s.is_empty for s in seats),
+        "bot_form": BotForm(),
+        "invite_url": request.build_absolute_uri(reverse("lobby:invite", args=[game.invite_token])),
+    }
+    template = "lobby/table.html#seats" if request.htmx else "lobby/table.html"
+    return render(request, template, context)
+
+
+def invite(request, token):
+    game = get_object_or_404(Game, invite_token=token)
+    invited = request.session.get(INVITES_KEY, [])
+    if game.pk not in invited:
+        request.session[INVITES_KEY] = invited + [game.pk]
+    return redirect("lobby:table", game_id=game.pk)
+
+
+def _run(request, game_id, action, *args, success=None, success_url=None):
+    _get_table_for_user(request, game_id)
+    try:
+        action(game_id, request.user, *args)
+    except services.LobbyError as exc:
+        messages.error(request, str(exc))
+        return redirect("lobby:table", game_id=game_id)
+    if success:
+        messages.success(request, success)
+    return redirect(success_url or reverse("lobby:table", args=[game_id]))
+
+
+@login_required
+@require_POST
+def take(request, game_id, number):
+    return _run(request, game_id, services.take_seat, number)
+
+
+@login_required
+@require_POST
+def leave(request, game_id):
+    game = _get_table_for_user(request, game_id)
+    if game.host_id == request.user.pk:
+        return _run(request, game_id, services.leave_table, success="You closed the table.",
+                    success_url=reverse("lobby:index"))
+    return _run(request, game_id, services.leave_table, success="You left the table.",
+                success_url=reverse("lobby:index"))
+
+
+@login_required
+@require_POST
+def bot(request, game_id, number):
+    form = BotForm(request.POST)
+    level = form.cleaned_data["level"] if form.is_valid() else ""
+    return _run(request, game_id, services.add_bot, number, level)
+
+
+@login_required
+@require_POST
+def remove(request, game_id, number):
+    return _run(request, game_id, services.remove_from_seat, number)
+
+
+@login_required
+@require_POST
+def start(request, game_id):
+    _get_table_for_user(request, game_id)
+    try:
+        services.start_table(game_id, request.user)
+    except services.LobbyError as exc:
+        messages.error(request, str(exc))
+        return redirect("lobby:table", game_id=game_id)
+    return redirect("games:play", game_id=game_id)
