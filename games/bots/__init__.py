@@ -1,0 +1,61 @@
+"""Bots for Wild Cards Teams: `random`, Easy, Normal, Hard, and the benchmark-only oracle.
+
+A bot decides from exactly what a person in its seat sees. The entry point,
+`decide(level, view, legal_actions, history, rng)`, takes the seat's `view(seat)`, its
+`legal_actions(seat)` and its own event stream (`events_for(events, seat)`), never the game,
+so it cannot reach a hidden card. `oracle_decide(game, seat, rng)` is the one exception: it
+sees the real game and exists only to measure what hidden information costs (docs/bots.md).
+"""
+
+import random
+
+from .memory import SeatMemory
+from .policies import easy_action, normal_action, random_action
+from .search import Budget, hard_turn, oracle_turn
+
+LEVELS = ("random", "easy", "normal", "hard")
+# What the site uses for Hard: a fixed rollout count, so a replay with the same seed makes
+# the same move on any machine (wall time would not). Calibrated to stay under 300 ms at the
+# 95th percentile on the reference 2-core machine (docs/bots.md).
+SITE_BUDGET = Budget(rollouts=12)
+
+
+def decide(level, view, legal_actions, history, rng, *, budget=None):
+    """The action `level` takes for the seat whose view this is.
+
+    view: `game.view(seat)`; legal_actions: `game.legal_actions(seat)` ([] with
+    `view["must_give"]` > 0 means a give the bot builds itself); history: the seat's visible
+    events, oldest first; rng: a seeded `random.Random` (the only randomness used).
+    budget: Hard's `Budget` (default `SITE_BUDGET`). Returns an action dict.
+    """
+    if not legal_actions and not view.get("must_give"):
+        raise ValueError("This seat has nothing to decide now.")
+    if level == "random":
+        return random_action(view, legal_actions, rng)
+    if level == "easy":
+        return easy_action(view, legal_actions, rng)
+    if level not in ("normal", "hard"):
+        raise ValueError(f"unknown bot level {level!r}")
+    memory = SeatMemory.build(view, history)
+    if level == "hard" and view.get("decision") in ("turn", "penalty") and len(legal_actions) > 1:
+        return hard_turn(view, legal_actions, rng, memory, budget or SITE_BUDGET)
+    return normal_action(view, legal_actions, rng, memory)
+
+
+def oracle_decide(game, seat, rng, *, budget=None):
+    """Benchmark only, never used by the site: Hard's search run on the real game."""
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    if view.get("decision") in ("turn", "penalty") and len(legal) > 1:
+        return oracle_turn(game, seat, rng, budget or SITE_BUDGET)
+    history = []  # the oracle's non-turn choices are Normal's, which needs no history here
+    return decide("normal", view, legal, history, rng)
+
+
+def choose_action(level, view, legal_actions, history, seed):
+    """The site's bridge (games/botplay.py): `decide` with a generator seeded by `seed`."""
+    return decide(level, view, legal_actions, history, random.Random(seed))
+
+
+__all__ = ["LEVELS", "SITE_BUDGET", "Budget", "SeatMemory", "choose_action", "decide",
+           "oracle_decide"]

@@ -1,0 +1,151 @@
+"""Play bot levels against each other in duplicate pairs and report who wins.
+
+    python -m games.bots.ladder --games N --players P --seed S [--jobs J]
+        [--stacking] [--target T] [--rollouts R | --seconds X] [--horizon H] A B
+
+A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
+each deal is then played again with A on team 1's seats and B on the rest, so the luck of
+the deal cancels. N counts played games (N/2 deals; an odd N plays the last deal once).
+Blocked games count as not won. The last line is exactly
+`A vs B: A won W of N (0.xxx, 95% CI [0.xxx, 0.xxx])` with a Wilson score interval.
+Hard and oracle search with a fixed rollout count by default (the site's deterministic
+mode), so a ladder run is reproducible; --seconds switches to a wall-clock budget.
+"""
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+
+from games.engine import Game, Options
+
+from . import SITE_BUDGET, Budget, decide, oracle_decide
+
+CHOICES = ("random", "easy", "normal", "hard", "oracle")
+
+
+def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000):
+    """One game; `levels[team]` plays that team's seats. Returns the finished Game.
+
+    Each seat gets its own seeded generator and its own visible event stream, exactly
+    what the site would hand the bot. `times` (level -> list) collects decision seconds."""
+    g = Game.new(options, deal_seed)
+    n, half = g.n, g.half
+    hist = [[] for _ in range(n)]
+
+    def deliver(events):
+        for e in events:
+            vis = e.get("visible_to")
+            for s in (range(n) if vis is None else vis):
+                hist[s].append(e)
+
+    deliver(g.initial_events())
+    rngs = [random.Random(f"{bot_seed}:{s}") for s in range(n)]
+    for _ in range(max_actions):
+        if g.stage == "over":
+            return g
+        seat = g.waiting_on()[0]
+        level = levels[seat % half]
+        t0 = time.perf_counter()
+        if level == "oracle":
+            a = oracle_decide(g, seat, rngs[seat], budget=budget)
+        else:
+            a = decide(level, g.view(seat), g.legal_actions(seat), hist[seat], rngs[seat],
+                       budget=budget)
+        if times is not None:
+            times.setdefault(level, []).append(time.perf_counter() - t0)
+        deliver(g.act(seat, a))
+    raise RuntimeError(f"game {deal_seed} did not end")
+
+
+def _pair(args):
+    options, seed, i, a, b, budget, games = args
+    teams = options.players // 2
+    deal = seed * 1_000_003 + i
+    wins = 0
+    played = 0
+    times = {}
+    for k, a_team in enumerate((0, 1)[:games]):
+        levels = [b] * teams
+        levels[a_team] = a
+        g = play(options, deal, levels, f"{seed}:{i}:{k}", budget, times)
+        played += 1
+        wins += g.game_over["winner"] == a_team
+    return wins, played, times
+
+
+def wilson(w, n, z=1.96):
+    if n == 0:
+        return 0.0, 1.0
+    p = w / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, required=True)
+    ap.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--stacking", action="store_true")
+    ap.add_argument("--no-final-card-penalty", action="store_true")
+    ap.add_argument("--target", type=int, default=None)
+    ap.add_argument("--rollouts", type=int, default=None)
+    ap.add_argument("--seconds", type=float, default=None)
+    ap.add_argument("--horizon", type=int, default=None)
+    ap.add_argument("A", choices=CHOICES)
+    ap.add_argument("B", choices=CHOICES)
+    o = ap.parse_args(argv)
+    options = Options(players=o.players, stacking=o.stacking,
+                      final_card_penalty=not o.no_final_card_penalty, target_score=o.target)
+    horizon = o.horizon or SITE_BUDGET.horizon
+    if o.seconds is not None:
+        budget = Budget(seconds=o.seconds, horizon=horizon)
+    else:
+        budget = Budget(rollouts=o.rollouts or SITE_BUDGET.rollouts, horizon=horizon)
+    deals = (o.games + 1) // 2
+    jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1)
+            for i in range(deals)]
+    wins = played = 0
+    times = {}
+    t0 = time.perf_counter()
+    if o.jobs > 1:
+        with Pool(o.jobs) as pool:
+            results = pool.imap(_pair, jobs, chunksize=1)
+            for w, p, t in results:
+                wins += w
+                played += p
+                for k, v in t.items():
+                    times.setdefault(k, []).extend(v)
+    else:
+        for j in jobs:
+            w, p, t = _pair(j)
+            wins += w
+            played += p
+            for k, v in t.items():
+                times.setdefault(k, []).extend(v)
+    elapsed = time.perf_counter() - t0
+    print(f"{played} games, {o.players} players, {options}, budget {budget}, "
+          f"{elapsed:.1f} s", file=sys.stdout)
+    for level in sorted(times):
+        xs = times[level]
+        print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
+              f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms")
+    lo, hi = wilson(wins, played)
+    print(f"{o.A} vs {o.B}: {o.A} won {wins} of {played} ({wins / played:.3f}, "
+          f"95% CI [{lo:.3f}, {hi:.3f}])")
+
+
+if __name__ == "__main__":
+    main()

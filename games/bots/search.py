@@ -1,0 +1,207 @@
+"""Hard and oracle: determinized Monte Carlo search with Normal as the rollout policy.
+
+Hard samples the hidden cards from what its seat knows (`SeatMemory`): the unknown pool is
+the deck minus the discard pile, its own hand and the cards it knows its partner holds; the
+partner's known cards are placed first, seats known to lack a colour (or Wilds) get cards
+they can hold where the pool allows, and the rest of the pool is the draw pile in random
+order. Each sample becomes a real engine game (`Game.from_view`), every candidate move is
+tried on the same samples (common random numbers), and each is played out by Normal for
+every seat for up to `horizon` actions, then scored by who won or by the cards left.
+
+The budget is either a rollout count (deterministic: the same seed gives the same move on
+any machine, which is what the site uses) or wall-clock seconds (benchmarks).
+"""
+
+import math
+import time
+
+from games.engine import Game
+from games.engine.cards import COLOR, IS_WILD
+
+from .policies import Ctx, card_scores, normal_turn, policy_for_game, wild_color
+
+MAX_CANDIDATES = 6
+HORIZON = 60
+
+
+class Budget:
+    """Either `rollouts` samples (deterministic) or `seconds` of wall time."""
+
+    __slots__ = ("rollouts", "seconds", "horizon")
+
+    def __init__(self, rollouts=None, seconds=None, horizon=HORIZON):
+        if (rollouts is None) == (seconds is None):
+            raise ValueError("give exactly one of rollouts or seconds")
+        self.rollouts = rollouts
+        self.seconds = seconds
+        self.horizon = horizon
+
+    def __repr__(self):
+        if self.rollouts is not None:
+            return f"Budget(rollouts={self.rollouts})"
+        return f"Budget(seconds={self.seconds})"
+
+
+def candidates(ctx, legal):
+    """The moves worth searching: each playable card (a Wild with Normal's colour and the
+    next best colour), the Normal-ranked best few; or the penalty answers."""
+    plays = [a for a in legal if a["type"] == "play"]
+    if not plays or ctx.penalty:
+        seen, out = set(), []
+        for a in legal:
+            key = (a["type"], a.get("card"))
+            if key not in seen:
+                seen.add(key)
+                out.append(a)
+        return out
+    cards = list(dict.fromkeys(a["card"] for a in plays))
+    sc = card_scores(ctx, cards)
+    cards.sort(key=lambda c: -sc[c])
+    out = []
+    for c in cards:
+        if c in IS_WILD:
+            best = wild_color(ctx, c)
+            out.append({"type": "play", "card": c, "color": best})
+            counts = {col: 0 for col in "RYGB"}
+            for h in ctx.hand:
+                if COLOR[h]:
+                    counts[COLOR[h]] += 1
+            second = max((col for col in "RYGB" if col != best), key=lambda col: counts[col])
+            out.append({"type": "play", "card": c, "color": second})
+        else:
+            out.append({"type": "play", "card": c})
+    return out[:MAX_CANDIDATES]
+
+
+def sample_world(view, memory, rng):
+    """Hidden hands and a draw pile consistent with the seat's knowledge: (hands, draw)."""
+    n = view["players"]
+    me = view["seat"]
+    partner = memory.partner
+    sizes = view["hand_sizes"]
+    pool = memory.unknown_pool(view)
+    cards = [c for c, k in sorted(pool.items()) if k > 0 for _ in range(k)]
+    rng.shuffle(cards)
+    hands = [[] for _ in range(n)]
+    hands[me] = list(view["hand"])
+    hands[partner] = list(memory.partner_known.elements()) if sizes[partner] else []
+    # Seats with known voids first, each taking cards it can hold.
+    order = sorted((s for s in range(n) if s != me),
+                   key=lambda s: (-len(memory.voids[s]), s))
+    for s in order:
+        need = sizes[s] - len(hands[s])
+        if need <= 0:
+            continue
+        void = memory.voids[s]
+        if void:
+            keep, rest = [], []
+            for c in cards:
+                if need and not (("W" in void and c in IS_WILD) or COLOR[c] in void):
+                    keep.append(c)
+                    need -= 1
+                else:
+                    rest.append(c)
+            hands[s] += keep
+            cards = rest
+        if need > 0:
+            hands[s] += cards[:need]
+            cards = cards[need:]
+    draw = cards
+    size = view["draw_pile_size"]
+    if len(draw) != size:
+        # Knowledge out of step with the table (should not happen): trust the view's sizes.
+        raise ValueError(f"sampled {len(draw)} draw-pile cards, the view says {size}")
+    return hands, draw
+
+
+def _value(g, team, start_round):
+    """1 for a win of `team`, 0 for a loss; unfinished: a share by cards left."""
+    res = g.game_over if g.stage == "over" else None
+    if res is None and g.round != start_round:
+        res = g.last_round
+    if res is not None:
+        w = res["winner"]
+        if w is None:
+            return 1.0 / g.half
+        return 1.0 if w == team else 0.0
+    half = g.half
+    weights = []
+    for t in range(half):
+        if g.departed[t]:
+            weights.append(0.0)
+            continue
+        cards = len(g.hands[t]) + len(g.hands[t + half])
+        weights.append(math.exp(-0.45 * cards))
+    total = sum(weights)
+    return weights[team] / total if total else 0.0
+
+
+def rollout(g, team, horizon):
+    start = g.round
+    for _ in range(horizon):
+        if g.stage == "over" or g.round != start:
+            break
+        seat = g.waiting_on()[0]
+        g.act(seat, policy_for_game(g, seat))
+    return _value(g, team, start)
+
+
+def _search(make_world, view, legal, ctx, rng, budget):
+    cands = candidates(ctx, legal)
+    if len(cands) == 1:
+        return cands[0]
+    me = view["seat"]
+    team = me % view["teams"]
+    totals = [0.0] * len(cands)
+    runs = 0
+    deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    while True:
+        if budget.rollouts is not None:
+            if runs >= budget.rollouts:
+                break
+        elif runs and time.perf_counter() >= deadline:
+            break
+        world = make_world()
+        if world is None:
+            break
+        seed = rng.randrange(1 << 30)
+        for i, a in enumerate(cands):
+            g = world(seed)
+            g.act(me, a)
+            totals[i] += rollout(g, team, budget.horizon)
+        runs += 1
+    if not runs:
+        return normal_turn(ctx, legal)
+    # Ties (and tiny budgets) go to Normal's order, which is the candidates' order.
+    best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+    return cands[best]
+
+
+def hard_turn(view, legal, rng, memory, budget):
+    ctx = Ctx.from_view(view, memory)
+
+    def make_world():
+        try:
+            hands, draw = sample_world(view, memory, rng)
+        except ValueError:
+            return None
+        return lambda seed: Game.from_view(view, hands=hands, draw_pile=draw, seed=seed)
+
+    return _search(make_world, view, legal, ctx, rng, budget)
+
+
+def oracle_turn(game, seat, rng, budget):
+    """Benchmark only: the same search on the real, fully visible game."""
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    ctx = Ctx.from_view(view)
+    snap = game.to_dict()
+
+    def make_world():
+        def world(seed):
+            g = Game.from_dict(snap)
+            g.seed = seed  # future reshuffles are not known even to the oracle
+            return g
+        return world
+
+    return _search(make_world, view, legal, ctx, rng, budget)
