@@ -39,7 +39,7 @@ def auto_action(game, seat):
     hand = g.hands[seat]
     p = g.pending
     if g.stage != "over":
-        if (p == "setup" or p == "swap") and seat in g.pickers:
+        if (p == "setup" or p == "swap") and seat in g.pickers and g.picks[seat] is None:
             return {"type": "pass", "card": _cheapest(hand, 1)[0]}
         if p == "give" and g.give_seat == seat:
             return {"type": "give", "cards": _cheapest(hand, g.give_count)}

@@ -19,7 +19,7 @@ def random_action(game, seat, rng):
     """A uniformly random legal action of `seat` (a give: random cards of the right count)."""
     acts = game.legal_actions(seat)
     if acts:
-        return acts[rng.randrange(len(acts))]
+        return acts[int(rng.random() * len(acts))]
     k = game.must_give(seat)
     if k:
         return {"type": "give", "cards": rng.sample(game.hands[seat], k)}
@@ -31,8 +31,10 @@ def play_game(options, seed, rng, check=False, max_actions=100_000):
     g = Game.new(options, seed)
     actions = 0
     while g.stage != "over":
-        waiting = g.waiting_on()
-        seat = waiting[rng.randrange(len(waiting))]
+        seat = g.turn if g.pending is None else None
+        if seat is None:
+            waiting = g.waiting_on()
+            seat = waiting[int(rng.random() * len(waiting))]
         g.act(seat, random_action(g, seat, rng))
         actions += 1
         if check:

@@ -1,0 +1,124 @@
+"""Shuffling, dealing a round and drawing cards."""
+
+import random
+from bisect import insort
+
+from .cards import COLOR, DECK, IS_NUMBER
+from .common import PICK_SETUP, SETUP, IllegalAction, rank
+
+
+def shuffle(cards, key):
+    """Fisher-Yates from a generator seeded by `key`: the same key, the same order, on every
+    machine and in every process (string seeds are hashed with SHA-512, not hash())."""
+    rand = random.Random(key).random
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+class Dealing:
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ dealing
+
+    def _deal(self, ev):
+        """Shuffle, deal seven each from the seat after the dealer, turn the starter card,
+        and open the setup pass."""
+        deck = list(DECK)
+        shuffle(deck, f"{self.seed}:{self.round}:0")
+        n, half, departed = self.n, self.half, self.departed
+        seats = [(self.dealer + i) % n for i in range(1, n + 1)]
+        seats = [s for s in seats if not departed[s % half]]
+        hands = [[] for _ in range(n)]
+        for _ in range(7):
+            for s in seats:
+                hands[s].append(deck.pop())
+        for h in hands:
+            h.sort(key=rank)
+        set_aside = []
+        while True:
+            c = deck.pop()
+            if c in IS_NUMBER:
+                break
+            set_aside.append(c)
+        self.hands = hands
+        self.draw = deck
+        self.discard = set_aside + [c]
+        self.color = COLOR[c]
+        self.direction = 1
+        self.turn = None
+        self.stage = SETUP
+        self.pending = PICK_SETUP
+        self.pickers = sorted(seats)
+        self.picks = [None] * n
+        self.give_seat = None
+        self.give_count = 0
+        self.give_reason = None
+        self.forced = None
+        self.penalty = 0
+        self.ops = []
+        self.passes = 0
+        self.reshuffles = 0
+        self.received = [[] for _ in range(n)]
+        self.gave = [[] for _ in range(n)]
+        ev.extend(self._deal_events())
+
+    def _deal_events(self):
+        first = self._first_player()
+        ev = [{
+            "type": "deal", "round": self.round, "dealer": self.dealer,
+            "starter": self.discard[-1], "set_aside": self.discard[:-1],
+            "hand_sizes": [len(h) for h in self.hands], "first": first, "visible_to": None,
+        }]
+        for s, h in enumerate(self.hands):
+            if h:
+                ev.append({"type": "hand", "seat": s, "cards": list(h), "visible_to": [s]})
+        return ev
+
+    def initial_events(self):
+        """The events of the opening deal (a public `deal` and each seat's private `hand`),
+        valid until the first pick of the setup pass: Game.new itself returns none."""
+        if self.stage != SETUP or self.round != 1 or any(p is not None for p in self.picks):
+            raise IllegalAction("The deal is already under way.")
+        return self._deal_events()
+
+    def _first_player(self):
+        n, half = self.n, self.half
+        s = self.dealer
+        for _ in range(n):
+            s = (s + 1) % n
+            if not self.departed[s % half]:
+                return s
+        return None
+
+    # ------------------------------------------------------------------ drawing
+
+    def _reshuffle(self, ev):
+        if len(self.discard) <= 1:
+            return False
+        cards = self.discard[:-1]
+        self.discard = self.discard[-1:]
+        self.reshuffles += 1
+        shuffle(cards, f"{self.seed}:{self.round}:{self.reshuffles}")
+        self.draw = cards
+        ev.append({"type": "reshuffle", "size": len(cards), "visible_to": None})
+        return True
+
+    def _take(self, s, k, reason, ev):
+        """Seat s draws up to k cards (reshuffling when needed); returns how many it got."""
+        draw = self.draw
+        hand = self.hands[s]
+        got = []
+        for _ in range(k):
+            if not draw:
+                if not self._reshuffle(ev):
+                    break
+                draw = self.draw
+            c = draw.pop()
+            got.append(c)
+            insort(hand, c, key=rank)
+        ev.append({"type": "draw", "seat": s, "count": len(got), "reason": reason,
+                   "visible_to": None})
+        if got:
+            ev.append({"type": "drew", "seat": s, "cards": got, "visible_to": [s]})
+        return got
