@@ -30,10 +30,9 @@ class LoginView(auth_views.LoginView):
             ratelimit.count("login-user", username) >= settings.LOGIN_RATE_LIMIT
             or ratelimit.count("login-ip", ip) >= settings.LOGIN_RATE_IP_LIMIT
         ):
-            form = self.get_form()
-            form.errors.clear()
-            form.add_error(None, TOO_MANY_LOGINS)
-            response = self.render_to_response(self.get_context_data(form=form))
+            # Not even checked: a blocked attempt must not test a password.
+            context = self.get_context_data(form=self.form_class(request), error=TOO_MANY_LOGINS)
+            response = self.render_to_response(context)
             response.status_code = 429
             return response
         return super().post(request, *args, **kwargs)
@@ -55,9 +54,8 @@ def signup(request):
     if request.method == "POST":
         ip = ratelimit.client_ip(request)
         if ratelimit.hit("signup-ip", ip, settings.SIGNUP_RATE_WINDOW) > settings.SIGNUP_RATE_LIMIT:
-            form = SignUpForm()
-            form.add_error(None, TOO_MANY_SIGNUPS)
-            return render(request, "accounts/signup.html", {"form": form}, status=429)
+            context = {"form": SignUpForm(), "error": TOO_MANY_SIGNUPS}
+            return render(request, "accounts/signup.html", context, status=429)
         form = SignUpForm(request.POST)
         if form.is_valid():
             user = form.save()

@@ -1,0 +1,130 @@
+"""Personas and plain make_* helpers shared by the tests.
+
+Ana hosts; Bo, Cy and Di join; Ed is an outsider who never sits down.
+"""
+
+import itertools
+import uuid
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+
+from accounts.models import User
+from games import services
+from games.models import Game, GameEvent
+from lobby import services as lobby
+
+PASSWORD = "wild-cards-correct-horse-9"
+
+
+def make_user(username, **fields):
+    fields.setdefault("email", f"{username}@example.com")
+    return User.objects.create_user(username, password=PASSWORD, **fields)
+
+
+def make_table(host, **options):
+    return lobby.create_table(host, **options)
+
+
+def make_started_game(users, *, bots=(), **options):
+    """A started table: users[0] hosts at seat 0, users fill the next seats, bots the rest."""
+    players = options.setdefault("players", 4)
+    game = make_table(users[0], **options)
+    for number, user in enumerate(users[1:], start=1):
+        lobby.take_seat(game.pk, user, number)
+    levels = itertools.cycle(bots or ["normal"])
+    for number in range(len(users), players):
+        lobby.add_bot(game.pk, users[0], number, next(levels))
+    lobby.start_table(game.pk, users[0])
+    game.refresh_from_db()
+    return game
+
+
+def pending(game):
+    game.refresh_from_db()
+    return list(game.waiting_on)
+
+
+def play_one(game, actor=GameEvent.Actor.PERSON):
+    """Applies the table's plain move for the first seat with a decision."""
+    game.refresh_from_db()
+    state = services.load_state(game)
+    seat = game.waiting_on[0]
+    return services.apply_decision(
+        game.pk, seat, state.auto_action(seat), actor, idempotency_key=uuid.uuid4().hex
+    )
+
+
+def play_until(game, seq):
+    """Plays plain moves until event `seq` is recorded (or the game ends)."""
+    while True:
+        game.refresh_from_db()
+        if game.last_seq >= seq or game.status != Game.Status.ACTIVE:
+            return game
+        play_one(game)
+
+
+@pytest.fixture
+def ana(db):
+    return make_user("ana", display_name="Ana")
+
+
+@pytest.fixture
+def bo(db):
+    return make_user("bo", display_name="Bo")
+
+
+@pytest.fixture
+def cy(db):
+    return make_user("cy")
+
+
+@pytest.fixture
+def di(db):
+    return make_user("di")
+
+
+@pytest.fixture
+def ed(db):
+    return make_user("ed")
+
+
+@pytest.fixture
+def four(ana, bo, cy, di):
+    return [ana, bo, cy, di]
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(settings):
+    """Each test gets its own cache space (rate limits), on Redis when it is configured."""
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    if django_settings.REDIS_URL:
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": django_settings.REDIS_URL,
+                "KEY_PREFIX": prefix,
+            }
+        }
+    else:
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                "LOCATION": prefix,
+            }
+        }
+
+
+@pytest.fixture
+def require_postgres():
+    if connection.vendor != "postgresql":
+        pytest.skip(
+            "needs PostgreSQL (set DATABASE_URL=postgres://...): SQLite has no row locks, "
+            "so a race test there could not lose"
+        )
