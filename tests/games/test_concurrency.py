@@ -1,0 +1,168 @@
+"""The event store under real concurrency: PostgreSQL, committed transactions, threads.
+
+Each test widens the window between reading the game and writing the event
+(a short sleep while the state loads), so that without the row lock two
+decisions would surely read the same position and both try to apply.
+"""
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from games import services
+from games.models import GameEvent
+from tests.conftest import make_started_game, make_user, play_until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("require_postgres")]
+
+
+@pytest.fixture
+def slow_load(monkeypatch):
+    real = services.load_state
+
+    def load_slowly(*args, **kwargs):
+        state = real(*args, **kwargs)
+        time.sleep(0.05)
+        return state
+
+    monkeypatch.setattr(services, "load_state", load_slowly)
+
+
+def race(calls):
+    """Runs the callables at once in threads; returns each one's result or exception."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            barrier.wait()
+            results[i] = call()
+        except Exception as exc:  # noqa: BLE001 - the test inspects what happened
+            results[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return results
+
+
+def seqs(game):
+    return list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+
+
+@pytest.fixture
+def players():
+    return [make_user(name) for name in ("ana", "bo", "cy", "di")]
+
+
+def test_decisions_computed_for_one_position_apply_exactly_once(players, slow_load):
+    game = make_started_game(players)
+    play_until(game, 12)
+    game.refresh_from_db()
+    seq = game.last_seq
+    seat = game.waiting_on[0]
+    action = services.load_state(game).auto_action(seat)
+
+    results = race([
+        lambda k=k: services.apply_decision(game.pk, seat, action, "person",
+                                            idempotency_key=f"racer-{k}", expected_seq=seq)
+        for k in range(6)
+    ])
+
+    applied = [r for r in results if isinstance(r, services.DecisionResult)]
+    refused = [r for r in results if isinstance(r, services.StaleDecision)]
+    assert len(applied) == 1, results
+    assert len(refused) == 5, results
+    assert seqs(game) == list(range(1, seq + 2))
+
+
+def test_the_same_seat_clicking_twice_in_parallel_moves_once(players, slow_load):
+    game = make_started_game(players)
+    play_until(game, 8)
+    game.refresh_from_db()
+    seq = game.last_seq
+    seat = game.turn if game.turn is not None else game.waiting_on[0]
+    action = services.load_state(game).auto_action(seat)
+
+    results = race([
+        lambda k=k: services.apply_decision(game.pk, seat, action, "person",
+                                            idempotency_key=f"click-{k}")
+        for k in range(4)
+    ])
+
+    applied = [r for r in results if isinstance(r, services.DecisionResult)]
+    assert len(applied) == 1, results
+    assert all(isinstance(r, services.IllegalDecision) for r in results if r not in applied), results
+    assert seqs(game) == list(range(1, seq + 2))
+
+
+def test_simultaneous_setup_passes_all_apply_in_some_order_without_gaps(players, slow_load):
+    game = make_started_game(players)
+    state = services.load_state(game)
+    picks = {seat: state.auto_action(seat) for seat in range(4)}
+
+    results = race([
+        lambda s=s: services.apply_decision(game.pk, s, picks[s], "person",
+                                            idempotency_key=f"pick-{s}")
+        for s in range(4)
+    ])
+
+    assert all(isinstance(r, services.DecisionResult) and not r.replayed for r in results), results
+    assert seqs(game) == [1, 2, 3, 4, 5]
+    assert sorted(r.event.seat for r in results) == [0, 1, 2, 3]
+    game.refresh_from_db()
+    assert game.snapshot.state == services.replay(game).to_dict()
+
+
+def test_retries_of_one_submission_racing_each_other_make_one_event(players, slow_load):
+    game = make_started_game(players)
+    play_until(game, 9)
+    game.refresh_from_db()
+    seat = game.waiting_on[0]
+    action = services.load_state(game).auto_action(seat)
+
+    results = race([
+        lambda: services.apply_decision(game.pk, seat, action, "person", idempotency_key="same")
+        for _ in range(5)
+    ])
+
+    assert all(isinstance(r, services.DecisionResult) for r in results), results
+    assert len({r.event.pk for r in results}) == 1
+    assert sum(not r.replayed for r in results) == 1
+    assert GameEvent.objects.filter(game=game, idempotency_key="same").count() == 1
+
+
+def test_many_decisions_from_many_threads_leave_no_gaps_and_a_consistent_snapshot(players):
+    """Every thread keeps making whichever move is pending; the log stays gapless."""
+    game = make_started_game(players)
+    stop_at = 80
+
+    def worker():
+        done = 0
+        while done < 200:
+            game_now = type(game).objects.select_related("snapshot").get(pk=game.pk)
+            if game_now.last_seq >= stop_at or not game_now.waiting_on:
+                return done
+            state = services.load_state(game_now)
+            seat = game_now.waiting_on[0]
+            try:
+                services.apply_decision(game.pk, seat, state.auto_action(seat), "person",
+                                        expected_seq=game_now.last_seq)
+                done += 1
+            except (services.StaleDecision, services.IllegalDecision):
+                pass
+        return done
+
+    results = race([worker for _ in range(4)])
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    game.refresh_from_db()
+    assert seqs(game) == list(range(1, game.last_seq + 1))
+    assert sum(results) == game.last_seq - 1
+    assert game.snapshot.state == services.replay(game).to_dict()

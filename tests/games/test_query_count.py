@@ -1,0 +1,41 @@
+import uuid
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import services
+from tests.conftest import make_started_game, play_until
+
+pytestmark = pytest.mark.django_db
+
+# SAVEPOINT + lock (game and snapshot) + idempotency look-up + insert event
+# + bot seats + update game + update snapshot + RELEASE SAVEPOINT.
+# (In a test the outer transaction turns atomic() into a savepoint.)
+QUERIES_PER_DECISION = 8
+
+
+def next_decision(game):
+    game.refresh_from_db()
+    state = services.load_state(game)
+    seat = game.waiting_on[0]
+    return seat, state.auto_action(seat)
+
+
+def test_a_decision_costs_the_same_queries_early_and_late_in_a_long_game(
+    four, django_assert_num_queries
+):
+    game = make_started_game(four, target_score=5000)
+    counts = {}
+    for move in (3, 60, 400):
+        play_until(game, move)
+        seat, action = next_decision(game)
+        with CaptureQueriesContext(connection) as queries:
+            services.apply_decision(game.pk, seat, action, "person",
+                                    idempotency_key=uuid.uuid4().hex)
+        counts[move] = len(queries)
+
+    assert counts[3] == counts[60] == counts[400] == QUERIES_PER_DECISION, counts
+    seat, action = next_decision(game)
+    with django_assert_num_queries(QUERIES_PER_DECISION):
+        services.apply_decision(game.pk, seat, action, "person", idempotency_key="last")
