@@ -17,7 +17,7 @@ LEVELS = ("random", "easy", "normal", "hard")
 # What the site uses for Hard: a fixed rollout count, so a replay with the same seed makes
 # the same move on any machine (wall time would not). Calibrated to stay under 300 ms at the
 # 95th percentile on the reference 2-core machine (docs/bots.md).
-SITE_BUDGET = Budget(rollouts=12)
+SITE_BUDGET = Budget(rollouts=24)
 
 
 def decide(level, view, legal_actions, history, rng, *, budget=None):

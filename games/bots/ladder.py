@@ -92,6 +92,16 @@ def p95(xs):
     return xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
 
 
+def _add(wins, played, times, w, p, t, o):
+    wins += w
+    played += p
+    for k, v in t.items():
+        times.setdefault(k, []).extend(v)
+    if played % 50 < p:  # a running tally on stderr, so a long run can be read part-way
+        print(f"progress: {o.A} won {wins} of {played}", file=sys.stderr, flush=True)
+    return wins, played
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, required=True)
@@ -124,17 +134,10 @@ def main(argv=None):
         with Pool(o.jobs) as pool:
             results = pool.imap(_pair, jobs, chunksize=1)
             for w, p, t in results:
-                wins += w
-                played += p
-                for k, v in t.items():
-                    times.setdefault(k, []).extend(v)
+                wins, played = _add(wins, played, times, w, p, t, o)
     else:
         for j in jobs:
-            w, p, t = _pair(j)
-            wins += w
-            played += p
-            for k, v in t.items():
-                times.setdefault(k, []).extend(v)
+            wins, played = _add(wins, played, times, *_pair(j), o)
     elapsed = time.perf_counter() - t0
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
           f"{elapsed:.1f} s", file=sys.stdout)

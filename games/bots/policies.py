@@ -159,23 +159,23 @@ def card_scores(ctx, cards):
             continue
         kind = KIND[c]
         if c in IS_WILD:
-            s = -30.0  # keep Wilds for need
+            # Keep Wilds for need (measured: spending them early loses to Easy), except to
+            # stop a team about to win or to let a partner with one card go out.
+            s = -100.0
             if c == "WTD4":
                 x = ctx.adjacent(seat)
-                s += 42.0 * ctx.closeness(x % ctx.half) - 10.0
+                t = x % ctx.half
+                if ctx.team_cards(t) <= 3 and ctx.closeness(t) >= 1.0:
+                    s += 110.0 + 10.0 * ctx.closeness(t)
             elif c == "WTP":
-                ps = sizes[partner]
-                if ps == 1:
-                    s += 45.0
-                elif ps == 2 and max(ctx.pref.values()) > 0:
-                    s += 36.0
-            if len(hand) == 2:
-                s += 10.0  # a Wild as the second-last card is safe to keep
+                if sizes[partner] == 1 and max(ctx.pref.values()) > 0:
+                    s += 120.0
             scores[c] = s
             continue
         col = COLOR[c]
         counts = _counts(hand, c)
-        s = 3.0 * counts[col]
+        # Shed the colours we hold least of (measured better than keeping a colour going).
+        s = -3.0 * counts[col]
         s += POINTS[c] * (0.6 if opp_low <= 2 else 0.08)
         if col in nxt_void:
             s += 6.0
@@ -247,22 +247,19 @@ def normal_turn(ctx, legal):
 
 def normal_pick(ctx, cards):
     """The card to hand the partner in the setup pass or a symbol swap: one of a colour the
-    partner collects, else the loneliest colour of our own hand; a Wild only when the partner
-    is about to go out."""
+    partner is known to collect, else one of our own strongest colour (measured: handing
+    over the loneliest colour loses to a random pick); a Wild only when the partner is about
+    to go out."""
     partner = (ctx.seat + ctx.half) % ctx.n
     psize = ctx.sizes[partner]
     counts = _counts(ctx.hand)
     best, best_s = None, None
     for c in cards:
         if c in IS_WILD:
-            s = 20.0 if 0 < psize <= 2 else -50.0
-            if c == "WTD4":
-                s -= 1.0
+            s = 100.0 if 0 < psize <= 2 else -100.0
         else:
             col = COLOR[c]
-            s = 4.0 * ctx.pref[col] - 3.0 * counts[col] - 0.05 * POINTS[c]
-            if KIND[c] == DRAW2:
-                s -= 2.0
+            s = 10.0 * max(ctx.pref[col], 0.0) + counts[col] - 0.01 * POINTS[c]
         if best_s is None or s > best_s:
             best, best_s = c, s
     return best

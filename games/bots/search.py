@@ -59,7 +59,12 @@ def candidates(ctx, legal):
     cards.sort(key=lambda c: -sc[c])
     out = []
     for c in cards:
-        if c in IS_WILD:
+        if c == "WTP":
+            # Whether the partner can answer depends wholly on the colour: try them all.
+            best = wild_color(ctx, c)
+            out.append({"type": "play", "card": c, "color": best})
+            out += [{"type": "play", "card": c, "color": col} for col in "RYGB" if col != best]
+        elif c in IS_WILD:
             best = wild_color(ctx, c)
             out.append({"type": "play", "card": c, "color": best})
             counts = {col: 0 for col in "RYGB"}
