@@ -98,7 +98,9 @@ def _add(wins, played, times, w, p, t, o):
     for k, v in t.items():
         times.setdefault(k, []).extend(v)
     if played % 50 < p:  # a running tally on stderr, so a long run can be read part-way
-        print(f"progress: {o.A} won {wins} of {played}", file=sys.stderr, flush=True)
+        t = "; ".join(f"{k} median {statistics.median(v) * 1000:.2f} ms p95 "
+                      f"{p95(v) * 1000:.2f} ms" for k, v in sorted(times.items()))
+        print(f"progress: {o.A} won {wins} of {played}; {t}", file=sys.stderr, flush=True)
     return wins, played
 
 

@@ -1,0 +1,91 @@
+"""Hard: sampling hidden cards from what the seat knows, and searching with them."""
+
+import random
+from collections import Counter
+
+from games.bots import Budget, SeatMemory, decide
+from games.bots.search import sample_world
+from games.engine import Game, Options, events_for
+from games.engine.cards import COLOR, IS_WILD
+
+from .helpers import ask, position, rest_of_deck
+
+
+def test_samples_match_every_public_count_and_never_use_a_seen_card():
+    g = Game.new(Options(players=6), 3)
+    events = list(g.initial_events())
+    rng = random.Random(0)
+    from games.engine.simulate import random_action
+    for _ in range(120):
+        if g.stage == "over":
+            break
+        s = g.waiting_on()[0]
+        events += g.act(s, random_action(g, s, rng))
+        if g.view(s)["decision"] != "turn" or g.turn is None:
+            continue
+        seat = g.turn
+        view = g.view(seat)
+        mem = SeatMemory.build(view, events_for(events, seat))
+        hands, draw = sample_world(view, mem, random.Random(1))
+        assert [len(h) for h in hands] == view["hand_sizes"]
+        assert len(draw) == view["draw_pile_size"]
+        assert hands[seat] == view["hand"]
+        whole = Counter(view["discard"]) + Counter(draw)
+        for h in hands:
+            whole += Counter(h)
+        real = Counter(g.discard) + Counter(g.draw)
+        for h in g.hands:
+            real += Counter(h)
+        assert whole == real  # the same 112 cards, only hidden ones moved
+        assert not mem.partner_known - Counter(hands[mem.partner])
+        Game.from_view(view, hands=hands, draw_pile=draw)  # a playable imagined table
+
+
+def test_samples_give_a_seat_that_drew_no_card_of_the_colour_it_lacked():
+    # Seat 1 drew on its turn with Green in play, so it holds no Green and no Wild.
+    g = position([["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3"],
+                  ["Y1", "Y3", "Y4"]], "G5", draw=["B7", "B9", "R6"])
+    history = [{"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
+               {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None}]
+    view = g.view(0)
+    mem = SeatMemory.build(view, history)
+    assert {"G", "W"} <= mem.voids[1]
+    for seed in range(30):
+        hands, _ = sample_world(view, mem, random.Random(seed))
+        assert not any(COLOR[c] == "G" or c in IS_WILD for c in hands[1])
+    # A penalty draw brings in unknown cards: the void is forgotten.
+    history.append({"type": "draw", "seat": 1, "count": 2, "reason": "penalty",
+                    "visible_to": None})
+    assert not SeatMemory.build(view, history).voids[1]
+
+
+def test_hard_works_out_from_the_cards_it_has_seen_which_move_loses_at_once():
+    # Seat 1 has one card and its partner is out. Every card seat 0 has not seen is Blue, so
+    # playing Blue 2 hands the opponents the round. Normal sheds its lonely Blue anyway.
+    hands = [["B2", "R2", "R7"], ["B7"], ["B3", "B1"], []]
+    g = position(hands, "Y2", draw=["B9", "B6", "B4"])
+    assert ask("normal", g, 0) == {"type": "play", "card": "B2"}
+    hard = ask("hard", g, 0, seed=1, budget=Budget(rollouts=6, horizon=20))
+    assert hard == {"type": "play", "card": "R2"}
+
+
+def test_hard_takes_a_wall_clock_budget_too():
+    g = position([["Y3", "W", "Y7", "R3"], ["B1", "B3"], ["G1", "G3"], ["R1", "R4"]], "Y5")
+    a = decide("hard", g.view(0), g.legal_actions(0), [], random.Random(0),
+               budget=Budget(seconds=0.02, horizon=10))
+    assert a in g.legal_actions(0)
+
+
+def test_hard_with_one_choice_does_not_search():
+    g = position([["Y3", "G1"], ["B1", "B3"], ["G4", "G3"], ["R1", "R4"]], "Y5")
+    assert ask("hard", g, 0, budget=Budget(rollouts=10**9)) == {"type": "play", "card": "Y3"}
+
+
+def test_the_oracle_sees_the_real_hands():
+    from games.bots import oracle_decide
+    # As above, but the unseen cards are mixed: only the oracle knows seat 1 holds Blue.
+    hands = [["B2", "R2", "R7"], ["B7"], ["G3", "G1"], []]
+    g = position(hands, "Y2", draw=["Y9", "G6", "Y4"])
+    assert ask("normal", g, 0) == {"type": "play", "card": "B2"}
+    a = oracle_decide(g, 0, random.Random(0), budget=Budget(rollouts=4, horizon=20))
+    assert a["card"] != "B2"

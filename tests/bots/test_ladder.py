@@ -1,0 +1,37 @@
+"""The ladder command: duplicate pairs and its exact last line."""
+
+import re
+
+from games.bots.ladder import main, wilson
+
+LAST = re.compile(r"^(\w+) vs (\w+): \1 won (\d+) of (\d+) \((\d\.\d{3}), 95% CI "
+                  r"\[(\d\.\d{3}), (\d\.\d{3})\]\)$")
+
+
+def test_it_prints_decision_times_and_the_result_as_its_last_line(capsys):
+    main(["--games", "6", "--players", "4", "--seed", "3", "--rollouts", "1",
+          "--horizon", "5", "hard", "random"])
+    out = capsys.readouterr().out.strip().splitlines()
+    m = LAST.match(out[-1])
+    assert m, out[-1]
+    assert m.group(1, 2) == ("hard", "random") and int(m.group(4)) == 6
+    assert any(line.startswith("hard: ") and "median" in line and "p95" in line for line in out)
+    assert any(line.startswith("random: ") for line in out)
+
+
+def test_six_players_with_two_jobs_count_every_game(capsys):
+    main(["--games", "4", "--players", "6", "--seed", "1", "--jobs", "2", "easy", "normal"])
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith(
+        "easy vs normal: easy won ")
+
+
+def test_duplicate_pairs_cancel_the_deal_between_equal_players(capsys):
+    # The same level on both sides of a duplicate pair of a fully deterministic player:
+    # each deal is won once by each side, so exactly half.
+    main(["--games", "20", "--players", "4", "--seed", "5", "normal", "normal"])
+    assert "normal won 10 of 20" in capsys.readouterr().out.strip().splitlines()[-1]
+
+
+def test_the_wilson_interval():
+    lo, hi = wilson(550, 1000)
+    assert round(lo, 3) == 0.519 and round(hi, 3) == 0.581
