@@ -86,6 +86,9 @@ class Game(models.Model):
     round = models.PositiveSmallIntegerField(null=True, blank=True)
     turn = models.PositiveSmallIntegerField(null=True, blank=True)
     waiting_on = models.JSONField(default=list, blank=True)
+    # Seat numbers played by bots, copied from Seat at the start (and whenever
+    # a seat is handed to a bot) so that a decision need not query the seats.
+    bot_seats = models.JSONField(default=list, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
 

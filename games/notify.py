@@ -31,8 +31,13 @@ def game_changed(game_id, players, seq):
     message = {"type": "game.changed", "game": game_id, "seq": seq}
     groups = [seat_group(game_id, s) for s in range(players)] + [public_group(game_id)]
     try:
-        for group in groups:
-            async_to_sync(layer.group_send)(group, message)
+        # One trip into the event loop for all groups: async_to_sync is not free.
+        async_to_sync(_send_all)(layer, groups, message)
     except Exception:
         # The event is committed; a page that missed this resyncs over HTTP.
         log.exception("could not notify game %s of event %s", game_id, seq)
+
+
+async def _send_all(layer, groups, message):
+    for group in groups:
+        await layer.group_send(group, message)

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import engine, notify
-from games.models import Game, GameEvent, GameSnapshot, Seat
+from games.models import Game, GameEvent, GameSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +104,10 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
     different decision) and Game.DoesNotExist.
     """
     with transaction.atomic():
+        # Only the game row is locked (the snapshot is an outer join). A caller
+        # that waited for the lock gets the fresh game row but may get the
+        # snapshot as of its statement's start: load_state then applies the
+        # events recorded after that snapshot, so the state is still current.
         game = (
             Game.objects.select_for_update(of=("self",))
             .select_related("snapshot")
@@ -111,6 +115,9 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         )
         _check_input(game.players, seat, action, actor)
         if idempotency_key:
+            # A statement of its own, after the lock: under READ COMMITTED only
+            # a new statement sees an event committed by the lock's last holder
+            # (a subquery inside the locking SELECT would not).
             prior = GameEvent.objects.filter(game_id=game.pk, idempotency_key=idempotency_key).first()
             if prior is not None:
                 if prior.seat != seat or prior.action != action:
@@ -149,7 +156,8 @@ def start_game(game_id):
         now = timezone.now()
         game.status = Game.Status.ACTIVE
         game.started_at = now
-        game.save(update_fields=["status", "started_at"])
+        game.bot_seats = [s.number for s in seats if s.is_bot]
+        game.save(update_fields=["status", "started_at", "bot_seats"])
         GameSnapshot.objects.create(game=game, seq=0, state=state.to_dict())
         deal_events = state.initial_events() if hasattr(state, "initial_events") else []
         return _record(
@@ -171,9 +179,7 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     )
     public = state.view(None)
     pending = pending_seats(state)
-    bot_seats = set(
-        Seat.objects.filter(game_id=game.pk).exclude(bot_level="").values_list("number", flat=True)
-    )
+    bot_seats = set(game.bot_seats)
     bots_to_move = [s for s in pending if s in bot_seats]
     people_to_move = [s for s in pending if s not in bot_seats]
     columns = {

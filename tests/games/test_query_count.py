@@ -10,9 +10,10 @@ from tests.conftest import make_started_game, play_until
 pytestmark = pytest.mark.django_db
 
 # SAVEPOINT + lock (game and snapshot) + idempotency look-up + insert event
-# + bot seats + update game + update snapshot + RELEASE SAVEPOINT.
-# (In a test the outer transaction turns atomic() into a savepoint.)
-QUERIES_PER_DECISION = 8
+# + update game + update snapshot + RELEASE SAVEPOINT.
+# (In a test the outer transaction turns atomic() into a savepoint; outside
+# one these are BEGIN and COMMIT.)
+QUERIES_PER_DECISION = 7
 
 
 def next_decision(game):
