@@ -156,3 +156,14 @@ def test_it_refuses_a_wild_without_a_colour():
 def test_it_refuses_a_colour_on_a_card_that_is_not_a_wild():
     game = make_game([["R7", "Y1"], ["G9"], ["G7"], ["Y4"]], discard=["R3"], draw_pile=PILE)
     assert_illegal(game, 0, {"type": "play", "card": "R7", "color": "G"})
+
+
+def test_a_draw_two_from_the_seat_before_a_departed_team_hits_the_next_seat_still_playing():
+    hands = [["RD2", "Y1"], ["G9"], [], ["Y4"], ["B4"], ["B3", "G3"]]
+    game = make_game(hands, discard=["R3"], draw_pile=PILE)
+    game.act(1, {"type": "concede"})
+    play(game, 0, "RD2")
+    # Seat 1 has left; seat 2 is out (its partner 5 holds cards), so it draws and is back in.
+    assert hand(game, 2) == ["G4", "B6"]
+    assert public(game)["out"][2] is False
+    assert public(game)["turn"] == 3

@@ -78,6 +78,8 @@ def test_the_other_team_learns_only_that_a_swap_happened():
     for seat in (1, 3, None):
         assert card_codes_in(events_for(events, seat)) == []
     assert "swap" in [e["type"] for e in events_for(events, 1)]
+    picked = [(e["seat"], e["kind"]) for e in events if e["type"] == "picked"]
+    assert picked == [(0, "swap"), (2, "swap")]
     assert {"G2", "B7"} <= set(card_codes_in(events_for(events, 0)))
     assert {"G2", "B7"} <= set(card_codes_in(events_for(events, 2)))
 

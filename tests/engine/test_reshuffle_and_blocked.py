@@ -108,3 +108,20 @@ def test_a_blocked_round_in_a_target_game_scores_nothing_and_a_new_round_is_deal
     assert sorted(v["waiting_on"]) == [0, 1, 2, 3]
     complete_setup(game)
     assert public(game)["turn"] == 2
+
+
+def test_a_six_seat_round_with_out_and_departed_seats_is_blocked_after_the_seats_in_pass():
+    hands = [["Y9", "G7"], ["G9"], [], ["Y1", "G6"], ["B7"], ["B8"]]
+    game = make_game(hands, discard=["R3"], draw_pile=[])
+    game.act(1, {"type": "concede"})
+    # Team 1's cards (G9, then B7) are now the draw pile; seats 0 and 3 draw them.
+    draw(game, 0)
+    assert public(game)["turn"] == 3
+    draw(game, 3)
+    assert public(game)["turn"] == 5
+    # Seats in: 0, 3, 5 (seat 2 is out; team 1 has left). Three passes block the round.
+    for seat in (5, 0):
+        pass_turn(game, seat)
+        assert public(game)["round_over"] is None
+    pass_turn(game, 3)
+    assert public(game)["round_over"]["blocked"] is True

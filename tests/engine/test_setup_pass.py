@@ -70,6 +70,7 @@ def test_others_see_that_a_seat_picked_but_never_which_card():
         assert card_codes_in(events_for(events, seat)) == [], seat
         assert "picked" in [e["type"] for e in events_for(events, seat)]
     assert card in card_codes_in(events_for(events, 0))
+    assert [(e["seat"], e["kind"]) for e in events if e["type"] == "picked"] == [(0, "setup")]
     after = [game.view(s) for s in (1, 2, 3)] + [game.view(None)]
     for b, a in zip(before, after):
         # Who has picked is public; nothing else may change for the others.

@@ -78,3 +78,30 @@ def test_the_victims_lose_their_turns_but_the_seat_after_plays_next_with_the_col
     play(game, 0, "WTD4", "B")
     assert public(game)["turn"] == 2
     assert {a["card"] for a in game.legal_actions(2)} == {"B7"}
+
+
+def test_with_one_card_left_to_draw_the_tag_in_comes_before_the_out_partner_draws_nothing():
+    game = make_game([["WTD4", "Y1"], ["G1", "R9", "B9"], ["G7"], []], discard=["R3"],
+                     draw_pile=[])
+    play(game, 0, "WTD4", "B")
+    # The reshuffle makes a one-card pile (R3): seat 1 draws it and must tag seat 3 in.
+    assert hand(game, 1) == ["R3", "R9", "G1", "B9"]
+    assert game.view(1)["must_give"] == 2
+    give(game, 1, ["R3", "G1"])
+    v = public(game)
+    assert hand(game, 3) == ["R3", "G1"]
+    assert v["draw_pile_size"] == 0
+    assert v["turn"] == 2
+
+
+def test_when_one_card_is_left_to_draw_the_first_victim_gets_it_and_the_second_none():
+    game = make_game([["WTD4", "Y1"], ["G1", "R9"], ["G7"], []], discard=["R3"],
+                     draw_pile=[], direction=-1)
+    play(game, 0, "WTD4", "B")
+    # Counter-clockwise seat 3 (out) is hit first and draws the only card, R3, so it is
+    # back in with no pass; seat 1 then has nothing to draw and loses nothing.
+    v = public(game)
+    assert hand(game, 3) == ["R3"]
+    assert sizes(game) == [1, 2, 1, 1]
+    assert v["out"] == [False, False, False, False]
+    assert v["turn"] == 2
