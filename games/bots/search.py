@@ -157,7 +157,9 @@ def _search(make_world, view, legal, ctx, rng, budget):
         return cands[0]
     me = view["seat"]
     team = me % view["teams"]
+    base = _normal_index(cands, normal_turn(ctx, legal))
     totals = [0.0] * len(cands)
+    diffs = [[] for _ in cands]  # per candidate: its value minus Normal's, sample by sample
     runs = 0
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
     while True:
@@ -170,16 +172,43 @@ def _search(make_world, view, legal, ctx, rng, budget):
         if world is None:
             break
         seed = rng.randrange(1 << 30)
+        values = []
         for i, a in enumerate(cands):
             g = world(seed)
             g.act(me, a)
-            totals[i] += rollout(g, team, budget.horizon)
+            values.append(rollout(g, team, budget.horizon))
+        for i, v in enumerate(values):
+            totals[i] += v
+            diffs[i].append(v - values[base])
         runs += 1
     if not runs:
         return normal_turn(ctx, legal)
-    # Ties (and tiny budgets) go to Normal's order, which is the candidates' order.
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+    # Leave Normal's move only when the samples say so clearly (a paired z-test), so that
+    # noise from a small budget cannot make Hard weaker than its own rollout policy.
+    if best != base and not _clearly_better(diffs[best]):
+        best = base
     return cands[best]
+
+
+Z = 1.5
+
+
+def _clearly_better(d):
+    k = len(d)
+    if k < 2:
+        return False
+    mean = sum(d) / k
+    var = sum((x - mean) ** 2 for x in d) / (k - 1)
+    return mean > 0 and mean * mean * k > Z * Z * var
+
+
+def _normal_index(cands, choice):
+    for i, a in enumerate(cands):
+        if a == choice:
+            return i
+    cands.insert(0, choice)
+    return 0
 
 
 def hard_turn(view, legal, rng, memory, budget):
