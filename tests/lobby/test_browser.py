@@ -1,0 +1,54 @@
+"""In a real Chromium: sign up, create a table, add bots, start and make the first move."""
+
+import re
+
+import pytest
+
+from games.models import Game, GameEvent
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def browser_page(live_server):
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        yield page
+        browser.close()
+
+
+def test_a_newcomer_signs_up_fills_a_table_with_bots_starts_and_passes_a_card(
+    browser_page, live_server
+):
+    page = browser_page
+    page.goto(live_server.url + "/accounts/signup/")
+    page.locator("#id_username").fill("newcomer")
+    page.locator("#id_email").fill("newcomer@example.com")
+    page.locator("#id_password1").fill("wild-cards-correct-horse-9")
+    page.locator("#id_password2").fill("wild-cards-correct-horse-9")
+    page.get_by_role("button", name="Sign up").click()
+    page.get_by_role("link", name="Create a table").click()
+
+    page.get_by_role("button", name="Create the table").click()
+    page.wait_for_url(re.compile(r"/tables/\d+/$"))
+    for _ in range(3):
+        page.get_by_role("button", name="Add bot").first.click()
+        page.wait_for_load_state()
+    page.get_by_role("button", name="Start").click()
+
+    page.wait_for_url(re.compile(r"/games/\d+/$"))
+    page.get_by_role("heading", name="Your hand").wait_for()
+    game = Game.objects.get()
+    assert game.status == Game.Status.ACTIVE
+    page.get_by_role("button", name=re.compile(r"^Pass ")).first.click()
+    page.wait_for_load_state()
+
+    pick = GameEvent.objects.get(game=game, seq=2)
+    assert (pick.seat, pick.kind, pick.actor) == (0, "pass", "person")
+    page.get_by_text(re.compile(r"^picked \(.*seat: 0")).wait_for()
