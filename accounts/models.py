@@ -23,6 +23,8 @@ class User(AbstractUser):
     notify_reminder_email = models.BooleanField(
         "email me a reminder at half time of a deadline", default=True
     )
+    banned_at = models.DateTimeField(null=True, blank=True)
+    suspended_until = models.DateTimeField(null=True, blank=True)
 
     @property
     def name(self):
@@ -30,3 +32,43 @@ class User(AbstractUser):
 
     def __str__(self):
         return self.name
+
+    # --- Moderation (issue 7). Restrictions are checked by accounts.backends.PlayerBackend,
+    # so a banned or suspended user can neither log in nor keep a session.
+    def restriction(self, now=None):
+        """'banned', 'suspended' or None."""
+        from django.utils import timezone
+
+        if self.banned_at is not None:
+            return "banned"
+        if self.suspended_until is not None and self.suspended_until > (now or timezone.now()):
+            return "suspended"
+        return None
+
+    @property
+    def is_restricted(self):
+        return self.restriction() is not None
+
+
+class AccountAudit(models.Model):
+    """One moderator action on an account: who, when, why. Append-only."""
+
+    class Action(models.TextChoices):
+        SUSPEND = "suspend", "Suspended"
+        BAN = "ban", "Banned"
+        LIFT = "lift", "Restriction lifted"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="audits")
+    moderator = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    action = models.CharField(max_length=10, choices=Action)
+    reason = models.TextField()
+    until = models.DateTimeField(null=True, blank=True)  # end of a suspension
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.get_action_display()}: {self.user} by {self.moderator}"

@@ -60,7 +60,7 @@ def signup(request):
         if form.is_valid():
             user = form.save()
             emails.send_confirmation(user)
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
             messages.success(
                 request, f"Welcome, {user.name}! We sent a confirmation link to {user.email}."
             )

@@ -157,6 +157,8 @@ BOT_STALL_SECONDS = envint("BOT_STALL_SECONDS", 15)
 
 # --- Accounts ---------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
+# Refuses banned and suspended accounts, at log-in and on every request.
+AUTHENTICATION_BACKENDS = ["accounts.backends.PlayerBackend"]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "lobby:index"
 LOGOUT_REDIRECT_URL = "lobby:index"

@@ -114,6 +114,9 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
             .get(pk=game_id)
         )
         _check_input(game.players, seat, action, actor)
+        if user is not None and getattr(user, "is_restricted", False):
+            # Issue 7: a banned or suspended account cannot act (its seats went to bots).
+            raise DecisionRefused("This account may not play at the moment.")
         if idempotency_key:
             # A statement of its own, after the lock: under READ COMMITTED only
             # a new statement sees an event committed by the lock's last holder
