@@ -1,46 +1,119 @@
+"""The game websocket: one per open table page.
+
+A socket joins exactly one game group: the group of the user's own seat, or
+the public group when the table allows spectators. It never chooses a seat:
+the seat comes from the session's user. It receives its seat's rendered
+fragments (games.notify) and may carry that seat's decisions, which go
+through services.apply_decision like a form post.
+"""
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from games import notify
-from games.models import Game
+from games import notify, services
+from games.models import Game, GameEvent
+
+try:  # issue 6 adds presence; the socket works the same without it
+    from games import presence
+except ImportError:  # pragma: no cover
+    presence = None
+
+CLOSE_FORBIDDEN = 4403
+CLOSE_LOGGED_OUT = 4401
 
 
-def group_for(user, game_id):
-    """The one group this socket may join: the user's own seat, or the public one."""
-    game = Game.objects.filter(pk=game_id).first()
+def membership(user, game_id):
+    """(group, seat, last_seq) for this user at this game, or None if they may not listen."""
+    game = Game.objects.filter(pk=game_id).exclude(status=Game.Status.OPEN).first()
     if game is None:
         return None
     if user.is_authenticated:
         number = game.seats.filter(user=user).values_list("number", flat=True).first()
         if number is not None:
-            return notify.seat_group(game_id, number)
+            return notify.seat_group(game_id, number), number, game.last_seq
     if game.spectators and not game.private:
-        return notify.public_group(game_id)
+        return notify.public_group(game_id), None, game.last_seq
     return None
 
 
+def _last_seq(game_id):
+    return Game.objects.filter(pk=game_id).values_list("last_seq", flat=True).first() or 0
+
+
+def _decide(game_id, seat, action, user, key):
+    result = services.apply_decision(
+        game_id, seat, action, GameEvent.Actor.PERSON, user=user,
+        idempotency_key=f"u{user.pk}-{key}",
+    )
+    return result.event.seq
+
+
 class GameConsumer(AsyncJsonWebsocketConsumer):
-    """Tells an open game page that its game changed.
-
-    It sends only the new event number: the page fetches its own seat's view
-    over HTTP, so nothing secret travels on the socket (issue 5 replaces this
-    with per-seat fragments).
-    """
-
     group = None
+    seat = None
+    game_id = None
 
     async def connect(self):
-        game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        self.group = await database_sync_to_async(group_for)(self.scope["user"], game_id)
-        if self.group is None:
-            await self.close(code=4403)
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        user = self.scope["user"]
+        found = await database_sync_to_async(membership)(user, self.game_id)
+        if found is None:
+            await self.close(code=CLOSE_FORBIDDEN)
             return
+        self.group, self.seat, last_seq = found
         await self.channel_layer.group_add(self.group, self.channel_name)
+        if user.is_authenticated:
+            await self.channel_layer.group_add(notify.user_group(user.pk), self.channel_name)
         await self.accept()
+        if presence is not None and self.seat is not None:
+            await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
+        # The page compares this with the number it shows and resyncs over HTTP if
+        # anything happened between its rendering and this connection.
+        await self.send_json({"type": "hello", "seq": last_seq, "seat": self.seat})
 
     async def disconnect(self, code):
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.group is None:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        user = self.scope["user"]
+        if user.is_authenticated:
+            await self.channel_layer.group_discard(notify.user_group(user.pk), self.channel_name)
+        if presence is not None and self.seat is not None:
+            await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
 
-    async def game_changed(self, message):
-        await self.send_json({"type": "changed", "seq": message["seq"]})
+    async def receive_json(self, content, **kwargs):
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind == "sync":
+            seq = await database_sync_to_async(_last_seq)(self.game_id)
+            await self.send_json({"type": "hello", "seq": seq, "seat": self.seat})
+            return
+        if kind != "act":
+            await self.error("That is not a message this table understands.")
+            return
+        if self.seat is None:
+            await self.error("Spectators cannot play.")
+            return
+        if "seat" in content and content["seat"] != self.seat:
+            await self.error("You can only make moves for your own seat.")
+            return
+        action, key = content.get("action"), content.get("key")
+        if not isinstance(key, str) or not 0 < len(key) <= 40:
+            await self.error("Every move needs its key (up to 40 characters).")
+            return
+        try:
+            seq = await database_sync_to_async(_decide)(
+                self.game_id, self.seat, action, self.scope["user"], key
+            )
+        except services.DecisionRefused as exc:
+            await self.error(str(exc), key=key)
+            return
+        await self.send_json({"type": "ok", "seq": seq, "key": key})
+
+    async def error(self, message, key=None):
+        await self.send_json({"type": "error", "message": message, "key": key})
+
+    async def game_fragments(self, message):
+        await self.send_json({"type": "fragments", "seq": message["seq"], "html": message["html"]})
+
+    async def session_ended(self, message):
+        await self.close(code=CLOSE_LOGGED_OUT)

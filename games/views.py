@@ -1,16 +1,32 @@
+"""The table screen: one page per game, its fragments, and the form that acts.
+
+Everything a seat sees is built by `table_context` from `view(seat)` and
+`events_for(events, seat)` alone, so the page, the HTTP resync and the socket
+pushes (games.notify) show exactly the same thing and nothing more.
+"""
+
 import json
+import math
 import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from games import engine, services
-from games.models import Game, GameEvent
+from games.engine.cards import COLOR as CARD_COLOR
+from games.engine.cards import KIND as CARD_KIND
+from games.models import TEAM_SHAPES, Game, GameEvent
 
-LOG_LENGTH = 30
+LOG_LENGTH = 40
+COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
+SYMBOLS = {"R": "flame", "Y": "sun", "G": "leaf", "B": "wave"}
+ACTION_MARKS = {"S": "⦸", "R": "⇄", "D2": "+2"}
+# Which template partials make up the live part of the page, in the order they are sent.
+FRAGMENTS = ("status", "seats", "hand", "result", "log", "announce")
 
 
 def _get_game_for_user(request, game_id):
@@ -24,87 +40,351 @@ def _get_game_for_user(request, game_id):
     return game, seat
 
 
-def _action_label(action):
-    kind = action["type"]
+# --- cards -------------------------------------------------------------------------------
+
+
+def card_face(code):
+    """How to draw one card: colour, symbol, the big mark, passing badge, and its name."""
+    color = CARD_COLOR[code]
+    if color is None:
+        mark = {"W": "W", "WTP": "TP", "WTD4": "+4"}[code]
+        return {"code": code, "name": engine.card_name(code), "color": "W", "symbol": "wild",
+                "mark": mark, "passing": False, "wild": True,
+                "caption": {"W": "Wild", "WTP": "Team Play", "WTD4": "Team Draw 4"}[code]}
+    rest = code[1:].rstrip("P")
+    passing = code.endswith("P") and rest.isdigit()
+    mark = ACTION_MARKS.get(rest, rest)
+    caption = {"S": "Skip", "R": "Reverse", "D2": "Draw 2"}.get(rest, "")
+    return {"code": code, "name": engine.card_name(code), "color": color, "symbol": SYMBOLS[color],
+            "mark": mark, "passing": passing, "wild": False, "caption": caption,
+            "kind": CARD_KIND[code]}
+
+
+# --- the move log ------------------------------------------------------------------------
+
+
+def _cards(codes):
+    names = [engine.card_name(c) for c in codes]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def describe(event, seat, names, teams):
+    """One line of the move log for `seat`, from an event that seat may see.
+
+    Only fields of the event itself are used, and `events_for` has already
+    dropped what the seat may not see, so no hidden card can reach the text.
+    """
+    kind = event["type"]
+    who = event.get("seat")
+
+    def name(s):
+        if s is None:
+            return "Nobody"
+        return "you" if s == seat else names.get(s, f"Seat {s + 1}")
+
+    def subject(s):
+        text = name(s)
+        return text[:1].upper() + text[1:]
+
+    def team(t):
+        return f"Team {TEAM_SHAPES[t]}" if t is not None else "No team"
+
+    if kind == "deal":
+        return (f"Round {event['round']}: {subject(event['dealer'])} dealt; the first card is "
+                f"{engine.card_name(event['starter'])}.")
+    if kind == "hand":
+        return f"You were dealt {_cards(event['cards'])}."
+    if kind == "picked":
+        what = "a card to pass" if event.get("kind") == "setup" else "a card to swap"
+        return f"{subject(who)} {'have' if who == seat else 'has'} chosen {what}."
+    if kind == "pick":
+        return f"You chose {engine.card_name(event['card'])} to give your partner."
+    if kind in ("setup_pass", "swap"):
+        seats = event.get("seats", [])
+        pairs = []
+        for s in seats:
+            partner = (s + len(names) // 2) % len(names) if names else s
+            if s < partner and partner in seats:
+                pairs.append(f"{subject(s)} and {name(partner)}")
+        verb = "passed each other a card" if kind == "setup_pass" else "swapped a card"
+        return f"{'; '.join(pairs) or 'Partners'} {verb}."
+    if kind == "traded":
+        return (f"You gave {engine.card_name(event['gave'])} and received "
+                f"{engine.card_name(event['received'])}.")
     if kind == "play":
-        label = f"Play {engine.card_name(action['card'])}"
-        if action.get("color"):
-            label += f", then {_COLOR_NAMES[action['color']]}"
-        return label
-    if kind == "pass":
-        return f"Pass {engine.card_name(action['card'])}"
-    return {
-        "draw": "Draw a card",
-        "pass_turn": "Pass",
-        "take_penalty": "Take penalty",
-    }.get(kind, kind.replace("_", " ").capitalize())
+        text = f"{subject(who)} played {engine.card_name(event['card'])}"
+        if CARD_COLOR.get(event["card"]) is None and event.get("color"):
+            text += f" and chose {COLOR_NAMES[event['color']]}"
+        return text + "."
+    if kind == "draw":
+        count = event.get("count", 1)
+        what = "a card" if count == 1 else f"{count} cards"
+        why = {"penalty": " as a penalty", "team_play": " for a Team Play",
+               "final": " for the final-card penalty"}.get(event.get("reason"), "")
+        return f"{subject(who)} drew {what}{why}."
+    if kind == "drew":
+        return f"You drew {_cards(event['cards'])}."
+    if kind == "reshuffle":
+        return f"The discard pile was shuffled into a new draw pile of {event['size']} cards."
+    if kind == "give":
+        count = event.get("count", 0)
+        return (f"{subject(who)} gave {name(event.get('to'))} {count} card{'s' if count != 1 else ''}"
+                f"{' to bring them back in' if event.get('reason') == 'tag_in' else ''}.")
+    if kind == "gave":
+        if who == seat:
+            return f"You gave {name(event['to'])} {_cards(event['cards'])}."
+        return f"{subject(who)} gave you {_cards(event['cards'])}."
+    if kind == "out":
+        return f"{subject(who)} {'are' if who == seat else 'is'} out."
+    if kind == "in":
+        return f"{subject(who)} {'are' if who == seat else 'is'} back in."
+    if kind == "skip":
+        return f"{subject(who)} {'lose' if who == seat else 'loses'} a turn."
+    if kind == "reverse":
+        way = "clockwise" if event.get("direction") == 1 else "counter-clockwise"
+        return f"Play now goes {way}."
+    if kind == "penalty":
+        total = event.get("total")
+        return f"A penalty{f' of {total}' if total else ''} is aimed at {name(who)}."
+    if kind == "team_play":
+        return f"{subject(who)}'s partner must play next."
+    if kind == "pass_turn":
+        return f"{subject(who)} passed."
+    if kind == "concede":
+        return f"{team(event.get('team'))} conceded."
+    if kind == "round_over":
+        if event.get("blocked"):
+            return f"The round is blocked. {team(event.get('winner'))} scores {event['points']}."
+        return f"{team(event.get('winner'))} wins the round and scores {event['points']} points."
+    if kind == "game_over":
+        return f"Game over. {team(event.get('winner'))} wins."
+    if kind == "round_start":
+        return f"Round {event['round']} begins; {name(event.get('dealer'))} deals."
+    return kind.replace("_", " ").capitalize() + "."
 
 
-_COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
+# --- the whole table for one seat -------------------------------------------------------------
 
 
-def _context(game, seat, request):
-    state = services.load_state(game)
+def _seat_position(number, me, players):
+    """Percent coordinates on the felt: `me` at the bottom, clockwise from there."""
+    angle = math.radians(90 + (number - me) * 360 / players)
+    return round(50 + 44 * math.cos(angle), 2), round(50 + 41 * math.sin(angle), 2)
+
+
+def table_context(game, seat, *, state=None, rows=None, seats=None):
+    """Everything the table template needs for `seat` (None: a spectator).
+
+    Reads the game's snapshot (unless `state` is given), the last LOG_LENGTH
+    event rows (unless `rows`) and the seats (unless `seats`). Nothing here
+    looks at another seat's view.
+    """
+    if state is None:
+        state = services.load_state(game)
     view = state.view(seat)
-    legal = state.legal_actions(seat) if seat is not None else []
-    rows = GameEvent.objects.filter(game_id=game.pk).order_by("-seq")[:LOG_LENGTH]
+    n = game.players
+    half = n // 2
+    if seats is None:
+        seats = list(game.seats.select_related("user"))
+    names = {s.number: s.label() for s in seats}
+    bots = {s.number for s in seats if s.is_bot}
+    if rows is None:
+        rows = list(GameEvent.objects.filter(game_id=game.pk).order_by("-seq")[:LOG_LENGTH])[::-1]
+
     log = []
-    for row in reversed(rows):
+    for row in rows:
         for event in engine.events_for(row.events, seat):
-            log.append({"seq": row.seq, "text": _describe(event)})
-    names = {s.number: s.label() for s in game.seats.select_related("user")}
-    players = [
-        {
-            "number": n,
-            "name": names.get(n, ""),
-            "cards": view["hand_sizes"][n],
-            "out": view["out"][n],
-            "departed": view["departed"][n],
-            "to_play": view.get("turn") == n,
-            "you": n == seat,
-        }
-        for n in range(game.players)
+            log.append({"seq": row.seq, "text": describe(event, seat, names, half)})
+    log = log[-LOG_LENGTH:]
+    latest = rows[-1].seq if rows else 0
+    announce = [line["text"] for line in log if line["seq"] == latest]
+
+    legal = state.legal_actions(seat) if seat is not None else []
+    playable = {a["card"] for a in legal if a["type"] == "play"}
+    wild_playable = sorted({a["card"] for a in legal if a["type"] == "play" and a.get("color")})
+    kinds = {a["type"] for a in legal}
+    finished = game.status != Game.Status.ACTIVE or bool(view.get("game_over"))
+    decision = view.get("decision")
+    me = seat if seat is not None else 0
+    waiting = set(view.get("waiting_on") or [])
+    choosing = set(view.get("choosing") or [])
+    picked = set(view.get("picked") or [])
+
+    players = []
+    for number in range(n):
+        x, y = _seat_position(number, me, n)
+        players.append({
+            "number": number,
+            "name": names.get(number, f"Seat {number + 1}"),
+            "bot": number in bots,
+            "team": number % half,
+            "shape": TEAM_SHAPES[number % half],
+            "cards": view["hand_sizes"][number],
+            "out": view["out"][number],
+            "departed": view["departed"][number],
+            "to_play": view.get("turn") == number and not finished,
+            "waiting": number in waiting and not finished,
+            "choosing": number in choosing and number not in picked,
+            "has_chosen": number in picked,
+            "you": number == seat,
+            "partner": seat is not None and number == (seat + half) % n,
+            "dealer": view.get("dealer") == number,
+            "x": x, "y": y,
+        })
+
+    mode = None  # what the hand's buttons do now
+    if seat is not None and not finished:
+        if view.get("must_give"):
+            mode = "give"
+        elif any(a["type"] == "pass" for a in legal):
+            mode = "pick"
+        elif legal:
+            mode = "play"
+    pickable = {a["card"] for a in legal if a["type"] == "pass"}
+    hand = []
+    for index, code in enumerate(view.get("hand", [])):
+        face = card_face(code)
+        if mode == "play":
+            face["enabled"] = code in playable
+        elif mode == "pick":
+            face["enabled"] = code in pickable
+        elif mode == "give":
+            face["enabled"] = True
+        else:
+            face["enabled"] = False
+        face["id"] = f"card-{index}-{code}"
+        face["playable"] = mode == "play" and code in playable
+        hand.append(face)
+
+    result = view.get("round_over") or view.get("last_round")
+    result_rows = []
+    if result:
+        for number, cards in enumerate(result.get("hands", [])):
+            result_rows.append({
+                "name": names.get(number, f"Seat {number + 1}"),
+                "shape": TEAM_SHAPES[number % half], "team": number % half,
+                "cards": [card_face(c) for c in cards],
+                "points": sum(engine.card_points(c) for c in cards),
+            })
+    ranking = []
+    if view.get("game_over"):
+        for team, rank in view["game_over"]["ranking"]:
+            ranking.append({
+                "team": team, "rank": rank, "shape": TEAM_SHAPES[team],
+                "members": [names.get(s, "") for s in range(n) if s % half == team],
+                "score": view["scores"][team],
+            })
+
+    teams = [
+        {"team": t, "shape": TEAM_SHAPES[t], "score": view["scores"][t],
+         "members": [names.get(s, "") for s in range(n) if s % half == t],
+         "departed": view["departed"][t], "yours": seat is not None and seat % half == t}
+        for t in range(half)
     ]
+    my_turn_label = None
+    if seat is not None and not finished:
+        if mode == "give":
+            my_turn_label = f"Give {view['must_give']} card{'s' if view['must_give'] != 1 else ''} to your partner"
+        elif mode == "pick":
+            my_turn_label = ("Choose a card to pass to your partner" if decision == "setup"
+                             else "Choose a card to swap with your partner")
+        elif "take_penalty" in kinds:
+            my_turn_label = f"A penalty of {view['penalty']} waits for you: stack or take it"
+        elif mode == "play":
+            my_turn_label = "Your turn"
+    turn_name = None
+    if view.get("turn") is not None and not finished:
+        turn_name = "You" if view["turn"] == seat else names.get(view["turn"])
+    show_deadline = bool(game.deadline_at) and not finished and bool(waiting - set(bots))
+    discard = view["discard"]
     return {
         "game": game,
+        "seq": game.last_seq,
         "seat": seat,
         "view": view,
-        "hand": [{"code": c, "name": engine.card_name(c)} for c in view.get("hand", [])],
-        "actions": [{"json": json.dumps(a), "label": _action_label(a)} for a in legal],
-        "can_concede": seat is not None and game.status == Game.Status.ACTIVE
-        and not view.get("game_over"),
         "players": players,
-        "log": log[-LOG_LENGTH:],
+        "teams": teams,
+        "hand": hand,
+        "mode": mode,
+        "pick_label": "Pass card",
+        "decision": decision,
+        "can_draw": "draw" in kinds,
+        "can_pass": "pass_turn" in kinds,
+        "can_take": "take_penalty" in kinds,
+        "wild_playable": [card_face(c) for c in wild_playable],
+        "colors": [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"],
+        "can_concede": seat is not None and not finished and not view["departed"][seat],
+        "finished": finished,
+        "my_turn_label": my_turn_label,
+        "turn_name": turn_name,
+        "waiting_names": [names.get(s) for s in sorted(waiting) if s != seat],
+        "choosing_names": [names.get(s) for s in sorted(choosing - picked)],
+        "picked_names": [names.get(s) for s in sorted(picked)],
+        "my_pick": card_face(view["my_pick"]) if view.get("my_pick") else None,
+        "received": [card_face(c) for c in view.get("received") or []],
+        "gave": [card_face(c) for c in view.get("gave") or []],
+        "top": card_face(discard[-1]) if discard else None,
+        "discard_pile": [card_face(c) for c in discard],
+        "color_name": COLOR_NAMES.get(view.get("color")),
+        "color_symbol": SYMBOLS.get(view.get("color")),
+        "deadline": game.deadline_at if show_deadline else None,
+        "deadline_mine": show_deadline and seat in waiting,
+        "result": result,
+        "result_rows": result_rows,
+        "result_team": TEAM_SHAPES[result["winner"]] if result and result.get("winner") is not None else None,
+        "ranking": ranking,
+        "log": log,
+        "announce": announce,
         "key": uuid.uuid4().hex,
+        "target_score": view["options"].get("target_score"),
     }
 
 
-def _describe(event):
-    """A move-log line from an event this seat may see (no hidden card is ever in it)."""
-    fields = {k: v for k, v in event.items() if k not in ("type", "visible_to")}
-    details = ", ".join(f"{k}: {v}" for k, v in fields.items())
-    return f"{event['type']} ({details})" if details else event["type"]
+def render_fragments(context, request=None):
+    """The live fragments as one HTML string of out-of-band swaps (stable ids)."""
+    return render_to_string("games/table.html#fragments", context, request=request)
+
+
+# --- views -------------------------------------------------------------------------------------
 
 
 @login_required
 def play(request, game_id):
     game, seat = _get_game_for_user(request, game_id)
-    context = _context(game, seat, request)
+    context = table_context(game, seat)
     if request.htmx:
-        return render(request, "games/play.html#view", context)
-    return render(request, "games/play.html", context)
+        # A resync (reconnect or a gap in the pushes): every fragment at once.
+        return render(request, "games/table.html#fragments", context)
+    return render(request, "games/table.html", context)
 
 
 def _parse_action(post):
+    """The engine action a form describes, or None."""
     if "give" in post:
         return {"type": "give", "cards": post.getlist("cards")}
+    if "pick" in post:
+        cards = post.getlist("cards")
+        return {"type": "pass", "card": cards[0]} if len(cards) == 1 else {"type": "pass", "card": None}
     if post.get("concede"):
         return {"type": "concede"}
-    try:
-        action = json.loads(post.get("action", ""))
-    except ValueError:
-        return None
-    return action if isinstance(action, dict) else None
+    if post.get("play"):
+        action = {"type": "play", "card": post["play"]}
+        if post.get("color"):
+            action["color"] = post["color"]
+        return action
+    simple = post.get("do")
+    if simple in ("draw", "pass_turn", "take_penalty"):
+        return {"type": simple}
+    raw = post.get("action")
+    if raw:
+        try:
+            action = json.loads(raw)
+        except ValueError:
+            return None
+        return action if isinstance(action, dict) else None
+    return None
 
 
 @login_required
@@ -114,7 +394,8 @@ def act(request, game_id):
     if seat is None:
         raise PermissionDenied("Spectators cannot play.")
     action = _parse_action(request.POST)
-    key = (request.POST.get("key") or "")[:64] or None
+    key = (request.POST.get("key") or "")[:40] or None
+    error = None
     try:
         if action is None:
             raise services.IllegalDecision("That is not a move.")
@@ -123,15 +404,12 @@ def act(request, game_id):
             idempotency_key=key and f"u{request.user.pk}-{key}",
         )
     except services.DecisionRefused as exc:
+        error = str(exc)
         if not request.htmx:
-            messages.error(request, str(exc))
-            return redirect("games:play", game_id=game.pk)
-        game.refresh_from_db()
-        context = _context(game, seat, request)
-        context["error"] = str(exc)
-        return render(request, "games/play.html#view", context)
-    if request.htmx:
-        game.refresh_from_db()
-        game.snapshot.refresh_from_db()
-        return render(request, "games/play.html#view", _context(game, seat, request))
-    return redirect("games:play", game_id=game.pk)
+            messages.error(request, error)
+    if not request.htmx:
+        return redirect("games:play", game_id=game.pk)
+    game = Game.objects.select_related("snapshot").get(pk=game.pk)
+    context = table_context(game, seat)
+    context["error"] = error
+    return render(request, "games/table.html#fragments", context)

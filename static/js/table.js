@@ -1,0 +1,190 @@
+// The table page's live part: one websocket, numbered pushes, HTTP resync, and the
+// few client-side controls (choosing cards, Wild colours, the concede confirmation).
+(function () {
+  "use strict";
+  const page = document.getElementById("table-page");
+  if (!page) return;
+
+  let seq = parseInt(page.dataset.seq, 10) || 0;
+  let socket = null;
+  let retry = 0;
+  let stopped = false;
+  const status = document.getElementById("connection");
+
+  function setConnection(state, text) {
+    status.dataset.state = state;
+    status.textContent = text;
+  }
+
+  function seqOf(html) {
+    const m = /data-seq="(\d+)"/.exec(html);
+    return m ? parseInt(m[1], 10) : 0;
+  }
+
+  // Every fragment arrives as an out-of-band swap with a stable id; htmx does the
+  // swapping (and keeps the focus on the element with the same id).
+  function apply(html, newSeq) {
+    if (newSeq < seq) return;
+    const selected = pressedCodes();
+    htmx.swap(document.body, html, { swapStyle: "none" });
+    seq = Math.max(seq, newSeq);
+    page.dataset.seq = String(seq);
+    restorePressed(selected);
+    tick();
+  }
+
+  function resync() {
+    return fetch(page.dataset.sync, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then((r) => {
+        if (r.redirected || !r.ok) throw new Error("resync " + r.status);
+        return r.text();
+      })
+      .then((html) => apply(html, seqOf(html)))
+      .catch(() => setTimeout(resync, 2000));
+  }
+
+  function connect() {
+    if (stopped) return;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${scheme}://${location.host}${page.dataset.ws}`);
+    socket.onopen = () => {
+      retry = 0;
+      setConnection("live", "Live");
+    };
+    socket.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.type === "hello") {
+        // A fresh connection: anything we may have missed comes over HTTP.
+        if (msg.seq !== seq) resync();
+      } else if (msg.type === "fragments") {
+        if (msg.seq <= seq) return;                  // old news (already shown)
+        if (msg.seq > seq + 1) { resync(); return; } // a gap: fetch the whole state
+        apply(msg.html, msg.seq);
+      } else if (msg.type === "error") {
+        showError(msg.message);
+      }
+    };
+    socket.onclose = (e) => {
+      socket = null;
+      if (e.code === 4403 || e.code === 4401) {
+        stopped = true;
+        setConnection("closed", e.code === 4401 ? "Logged out" : "Not allowed at this table");
+        return;
+      }
+      setConnection("offline", "Reconnecting…");
+      retry = Math.min(retry + 1, 5);
+      setTimeout(connect, 500 * 2 ** (retry - 1));
+    };
+  }
+
+  function showError(message) {
+    const box = document.getElementById("flash");
+    box.textContent = message;
+  }
+
+  // A late HTTP response must not paint an older table over a newer push.
+  document.body.addEventListener("htmx:beforeSwap", (e) => {
+    const xhr = e.detail.xhr;
+    if (!xhr) return;
+    const s = seqOf(xhr.responseText || "");
+    if (s && s < seq) e.detail.shouldSwap = false;
+  });
+  document.body.addEventListener("htmx:afterSwap", () => {
+    const statusBar = document.getElementById("table-status");
+    const s = statusBar ? parseInt(statusBar.dataset.seq, 10) : 0;
+    if (s > seq) { seq = s; page.dataset.seq = String(s); }
+    tick();
+  });
+  document.body.addEventListener("htmx:beforeRequest", () => showError(""));
+  document.body.addEventListener("htmx:responseError", () => showError("The server did not accept that; try again."));
+  document.body.addEventListener("htmx:sendError", () => showError("No connection; your move was not sent."));
+
+  // Choosing cards to pass or give: card buttons toggle, the submit counts them.
+  function pressedCodes() {
+    return Array.from(document.querySelectorAll("#hand-form .choosable[aria-pressed=true]"), (b) => b.id);
+  }
+  function restorePressed(ids) {
+    ids.forEach((id) => {
+      const b = document.getElementById(id);
+      if (b && b.classList.contains("choosable") && !b.disabled) b.setAttribute("aria-pressed", "true");
+    });
+    syncChoice();
+  }
+  function syncChoice() {
+    const form = document.getElementById("hand-form");
+    if (!form || !form.dataset.mode || form.dataset.mode === "play") return;
+    form.querySelectorAll("input[name=cards]").forEach((i) => i.remove());
+    const pressed = form.querySelectorAll(".choosable[aria-pressed=true]");
+    pressed.forEach((b) => {
+      const input = document.createElement("input");
+      input.type = "hidden"; input.name = "cards"; input.value = b.dataset.code;
+      form.appendChild(input);
+    });
+    const submit = form.querySelector("#btn-pick, #btn-give");
+    if (submit) submit.disabled = pressed.length !== parseInt(form.dataset.need, 10);
+  }
+
+  document.addEventListener("click", (e) => {
+    const card = e.target.closest(".choosable");
+    if (card && !card.disabled) {
+      const form = document.getElementById("hand-form");
+      const on = card.getAttribute("aria-pressed") !== "true";
+      if (on && form.dataset.mode === "pick") {
+        form.querySelectorAll(".choosable[aria-pressed=true]").forEach((b) => b.setAttribute("aria-pressed", "false"));
+      }
+      card.setAttribute("aria-pressed", on ? "true" : "false");
+      syncChoice();
+      return;
+    }
+    const wild = e.target.closest("[data-wild]");
+    if (wild) {
+      const panel = document.getElementById("colours-" + wild.dataset.wild);
+      const open = panel.hidden;
+      document.querySelectorAll(".colour-choice").forEach((p) => { p.hidden = true; });
+      document.querySelectorAll("[data-wild]").forEach((b) => b.setAttribute("aria-expanded", "false"));
+      panel.hidden = !open;
+      wild.setAttribute("aria-expanded", open ? "true" : "false");
+      if (open) panel.querySelector("button").focus();
+      return;
+    }
+    if (e.target.closest("#btn-concede")) {
+      const confirmBox = document.getElementById("concede-confirm");
+      confirmBox.hidden = false;
+      e.target.closest("#btn-concede").setAttribute("aria-expanded", "true");
+      confirmBox.querySelector("button[type=submit]").focus();
+      return;
+    }
+    if (e.target.closest("#btn-concede-cancel")) {
+      document.getElementById("concede-confirm").hidden = true;
+      const b = document.getElementById("btn-concede");
+      b.setAttribute("aria-expanded", "false");
+      b.focus();
+    }
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    document.querySelectorAll(".colour-choice:not([hidden])").forEach((p) => {
+      p.hidden = true;
+      const opener = document.querySelector(`[data-wild="${p.id.slice(8)}"]`);
+      if (opener) { opener.setAttribute("aria-expanded", "false"); opener.focus(); }
+    });
+  });
+
+  // Time left: counts down from the deadline the server rendered.
+  function tick() {
+    document.querySelectorAll("time[data-deadline]").forEach((t) => {
+      const left = Math.max(0, Math.round((Date.parse(t.dataset.deadline) - Date.now()) / 1000));
+      const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+      t.textContent = h ? `${h} h ${String(m).padStart(2, "0")} min` : `${m}:${String(s).padStart(2, "0")}`;
+      t.closest(".clock").classList.toggle("low", left <= 10 && !h);
+    });
+  }
+  setInterval(tick, 1000);
+  tick();
+
+  // Logging out ends this page's socket at once (the server closes it too).
+  document.querySelectorAll("form[action$='/accounts/logout/']").forEach((f) =>
+    f.addEventListener("submit", () => { stopped = true; if (socket) socket.close(1000); }));
+
+  connect();
+})();
