@@ -1,0 +1,16 @@
+"""Issue 7's pages: history, profiles, replays, exports and reports."""
+
+from django.urls import path
+
+from . import history_views as views
+
+app_name = "history"
+
+urlpatterns = [
+    path("history/", views.my_history, name="mine"),
+    path("players/<str:username>/", views.profile, name="profile"),
+    path("players/<str:username>/history/", views.player_history, name="player"),
+    path("games/<int:game_id>/replay/", views.replay_view, name="replay"),
+    path("games/<int:game_id>/export.json", views.export_view, name="export"),
+    path("games/<int:game_id>/report/", views.report, name="report"),
+]

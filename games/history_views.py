@@ -1,0 +1,182 @@
+"""History, profile statistics, replays, exports and player reports (issue 7)."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from accounts.models import User
+from games import history, replay
+from games.models import Game
+from lobby.models import Report
+
+PAGE_SIZE = 25
+
+
+def _filters(request):
+    return {k: request.GET.get(k, "") for k in ("status", "mode", "size", "result")}
+
+
+def _history_context(request, player):
+    filters = _filters(request)
+    page = Paginator(history.rows(player, request.user, filters), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    query = request.GET.copy()
+    query.pop("page", None)
+    return {
+        "player": player,
+        "is_me": player.pk == request.user.pk,
+        "page": page,
+        "filters": filters,
+        "query": query.urlencode(),
+        "statuses": list(history.STATUSES),
+        "modes": history.MODES,
+        "sizes": history.SIZES,
+        "results": history.RESULTS,
+    }
+
+
+@login_required
+def my_history(request):
+    return render(request, "history/list.html", _history_context(request, request.user))
+
+
+@login_required
+def player_history(request, username):
+    player = get_object_or_404(User, username=username)
+    return render(request, "history/list.html", _history_context(request, player))
+
+
+@login_required
+def profile(request, username):
+    player = get_object_or_404(User, username=username)
+    context = {
+        "player": player,
+        "is_me": player.pk == request.user.pk,
+        "stats": history.stats(player, request.user),
+    }
+    return render(request, "history/profile.html", context)
+
+
+def _get_replay_game(game_id):
+    return get_object_or_404(
+        Game.objects.select_related("snapshot").exclude(status=Game.Status.OPEN), pk=game_id
+    )
+
+
+def _int(value, default=None):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+@login_required
+def replay_view(request, game_id):
+    game = _get_replay_game(game_id)
+    seat = _int(request.GET.get("seat"))
+    all_hands = request.GET.get("all") == "1"
+    try:
+        perspective = replay.choose_perspective(game, request.user, seat=seat, all_hands=all_hands)
+    except replay.NotAllowed as exc:
+        raise PermissionDenied(str(exc)) from exc
+    rows = replay.rows_of(game)
+    if not rows:
+        raise Http404("This game has no events yet.")
+    default = len(rows) if game.status == Game.Status.ACTIVE else 1
+    step = _int(request.GET.get("step"), default)
+    names = replay.seat_names(game)
+    frame = replay.frame(game, rows, step, perspective, names)
+    own = replay.seat_of(game, request.user)
+    finished = replay.is_finished(game)
+
+    def link(to):
+        params = {"step": to}
+        if perspective.all_hands:
+            params["all"] = 1
+        elif perspective.seat is not None:
+            params["seat"] = perspective.seat
+        return "?" + "&".join(f"{k}={v}" for k, v in params.items())
+
+    step = frame["step"]
+    context = {
+        "game": game,
+        "frame": frame,
+        "perspective": perspective,
+        "own_seat": own,
+        "finished": finished,
+        # Seats this reader may follow: their own, or every seat once the game is over.
+        "seat_choices": [
+            {"number": s, "name": names.get(s, "")}
+            for s in (range(game.players) if finished else [] if own is None else [own])
+        ],
+        "names": names,
+        "links": {
+            "first": link(1) if step > 1 else None,
+            "prev": link(step - 1) if step > 1 else None,
+            "next": link(step + 1) if step < frame["total"] else None,
+            "last": link(frame["total"]) if step < frame["total"] else None,
+        },
+    }
+    template = "replay/replay.html#frame" if request.htmx else "replay/replay.html"
+    return render(request, template, context)
+
+
+@login_required
+def export_view(request, game_id):
+    game = _get_replay_game(game_id)
+    if not replay.may_watch(game, request.user, replay.seat_of(game, request.user)):
+        raise PermissionDenied("You may not see this table.")
+    try:
+        data = replay.export(game)
+    except replay.NotAllowed as exc:
+        raise Http404(str(exc)) from exc
+    response = JsonResponse(data, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="wild-cards-teams-{game.pk}.json"'
+    return response
+
+
+class ReportForm(forms.ModelForm):
+    class Meta:
+        model = Report
+        fields = ["reported", "reason", "text"]
+        labels = {"reported": "Player (leave empty to report the table)"}
+
+    def __init__(self, *args, game, reporter, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["reported"].required = False
+        self.fields["reported"].queryset = (
+            User.objects.filter(seats__game=game).exclude(pk=reporter.pk).order_by("username")
+        )
+
+
+@login_required
+def report(request, game_id):
+    """A player reports a table, or a player seated at it, to the moderators."""
+    game = get_object_or_404(Game, pk=game_id)
+    own = replay.seat_of(game, request.user)
+    if game.private and own is None and game.host_id != request.user.pk:
+        raise Http404("No such table")
+    if request.method == "POST":
+        form = ReportForm(request.POST, game=game, reporter=request.user)
+        if form.is_valid():
+            form.instance.game = game
+            form.instance.reporter = request.user
+            form.save()
+            messages.success(request, "Thank you: the moderators will look at your report.")
+            back = request.POST.get("next", "")
+            if not back.startswith("/") or back.startswith("//"):
+                back = reverse({
+                    Game.Status.OPEN: "lobby:table", Game.Status.ACTIVE: "games:play",
+                }.get(game.status, "history:replay"), args=[game.pk])
+            return redirect(back)
+    else:
+        form = ReportForm(game=game, reporter=request.user,
+                          initial={"reported": _int(request.GET.get("player"))})
+    return render(request, "moderation/report.html",
+                  {"game": game, "form": form, "next": request.GET.get("next", "")})

@@ -1,0 +1,271 @@
+"""Replays and exports, rebuilt from the stored event rows and the engine.
+
+A replay never reads a stored picture of the state: step k is
+`Game.new(options, seed)` with the actions of event rows 1..k applied in
+order (rows without an action — the deal, moderator notes — change nothing).
+What a reader sees at a step comes from `view(seat)` and `events_for` only.
+
+Who sees what (see docs/history.md):
+- PUBLIC: `view(None)` and the public events; anyone who may watch the table.
+- a SEAT: `view(seat)` and that seat's events; the seated player, or anyone
+  once the game is finished.
+- ALL hands: every seat's hand and every event; only once the game is finished.
+"""
+
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from games import engine
+from games.models import Game, GameEvent
+
+STAFF_ONLY = []  # a `visible_to` that no seat matches: moderator notes
+LOG_LINES = 40
+COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
+
+
+class NotAllowed(Exception):
+    """The reader may not see this replay or this perspective."""
+
+
+@dataclass(frozen=True)
+class Perspective:
+    seat: int | None = None  # None: public
+    all_hands: bool = False
+
+    @property
+    def label(self):
+        if self.all_hands:
+            return "all hands"
+        return "public view" if self.seat is None else f"view of seat {self.seat}"
+
+
+def is_finished(game):
+    return game.status == Game.Status.FINISHED
+
+
+def seat_of(game, user):
+    if not user.is_authenticated:
+        return None
+    return game.seats.filter(user=user).values_list("number", flat=True).first()
+
+
+def may_watch(game, user, seat=None):
+    """Whether `user` may open this game's replay at all (public view at least)."""
+    if game.status == Game.Status.OPEN:
+        return False
+    if seat is not None or user.is_staff:
+        return True
+    if game.private:
+        return False
+    # A running game is watched live only where the table allows spectators.
+    return game.status != Game.Status.ACTIVE or game.spectators
+
+
+def choose_perspective(game, user, *, seat=None, all_hands=False):
+    """The perspective `user` asked for, or NotAllowed.
+
+    While a game runs (or after it was aborted) a player may follow only their
+    own seat; anything else is refused. Once it is finished every seat and all
+    hands may be shown to anyone who may watch.
+    """
+    own = seat_of(game, user)
+    if not may_watch(game, user, own):
+        raise NotAllowed("You may not watch this table.")
+    if all_hands:
+        if not is_finished(game):
+            raise NotAllowed("Every hand is shown only once the game is over.")
+        return Perspective(all_hands=True)
+    if seat is None:
+        return Perspective()
+    if not isinstance(seat, int) or not 0 <= seat < game.players:
+        raise NotAllowed("There is no such seat at this table.")
+    if seat != own and not is_finished(game):
+        raise NotAllowed("You can follow only your own seat while the game is not over.")
+    return Perspective(seat=seat)
+
+
+def rows_of(game):
+    return list(
+        GameEvent.objects.filter(game_id=game.pk).order_by("seq")
+        .only("seq", "kind", "seat", "actor", "action", "events", "created_at")
+    )
+
+
+def state_at(game, rows, step):
+    """The engine game after event rows 1..step."""
+    state = engine.Game.new(game.engine_options(), game.seed)
+    for row in rows[:step]:
+        if row.action is not None:
+            state.act(row.seat, row.action)
+    return state
+
+
+def visible_events(events, perspective):
+    if perspective.all_hands:
+        return [e for e in events if e.get("visible_to") != STAFF_ONLY]
+    return engine.events_for(events, perspective.seat)
+
+
+def frame(game, rows, step, perspective, names):
+    """What the reader sees at `step` (1 = after the deal): a dict for the template."""
+    total = len(rows)
+    step = max(1, min(step, total))
+    state = state_at(game, rows, step)
+    view = state.view(perspective.seat)
+    if perspective.all_hands:
+        hands = [state.view(s)["hand"] for s in range(game.players)]
+    elif perspective.seat is not None:
+        hands = [view["hand"] if s == perspective.seat else None for s in range(game.players)]
+    else:
+        hands = [None] * game.players
+    seats = [
+        {
+            "number": s,
+            "name": names.get(s, f"Seat {s}"),
+            "team": s % (game.players // 2),
+            "cards": view["hand_sizes"][s],
+            "hand": None if hands[s] is None else [engine.card_name(c) for c in hands[s]],
+            "out": view["out"][s],
+            "departed": view["departed"][s],
+            "to_play": view.get("turn") == s,
+            "followed": s == perspective.seat,
+        }
+        for s in range(game.players)
+    ]
+    log = []
+    for row in rows[:step]:
+        for event in visible_events(row.events, perspective):
+            log.append({"seq": row.seq, "text": describe(event, names),
+                        "current": row.seq == rows[step - 1].seq})
+    row = rows[step - 1]
+    return {
+        "step": step,
+        "total": total,
+        "row": {"seq": row.seq, "seat": row.seat, "kind": row.kind, "actor": row.actor,
+                "who": names.get(row.seat, "") if row.seat is not None else ""},
+        "view": view,
+        "seats": seats,
+        "top": engine.card_name(view["discard"][-1]) if view["discard"] else "",
+        "color": COLOR_NAMES.get(view.get("color"), view.get("color") or ""),
+        "log": log[-LOG_LINES:],
+    }
+
+
+def seat_names(game):
+    return {s.number: s.label() for s in game.seats.select_related("user")}
+
+
+def _cards(codes):
+    return ", ".join(engine.card_name(c) for c in codes) or "nothing"
+
+
+def describe(event, names):
+    """One line of the move log, from an event the reader may see."""
+    def who(seat):
+        return names.get(seat, f"Seat {seat}")
+
+    t = event.get("type")
+    seat = event.get("seat")
+    if t == "deal":
+        return (f"Round {event.get('round')} dealt by {who(event.get('dealer'))}; "
+                f"starter: {engine.card_name(event.get('starter'))}")
+    if t == "hand":
+        return f"{who(seat)} was dealt: {_cards(event.get('cards', []))}"
+    if t == "picked":
+        return f"{who(seat)} has chosen a card to pass"
+    if t == "pick":
+        return f"{who(seat)} picks {engine.card_name(event.get('card'))} to pass"
+    if t in ("setup_pass", "swap"):
+        return "Partners exchanged the chosen cards"
+    if t == "traded":
+        return (f"{who(seat)} gave {engine.card_name(event.get('gave'))} to "
+                f"{who(event.get('partner'))} and received {engine.card_name(event.get('received'))}")
+    if t == "play":
+        line = f"{who(seat)} played {engine.card_name(event.get('card'))}"
+        if event.get("card") in ("W", "WTP", "WTD4") and event.get("color"):
+            line += f" and chose {COLOR_NAMES.get(event['color'], event['color'])}"
+        return line
+    if t == "draw":
+        n = event.get("count", 1)
+        return f"{who(seat)} drew {n} card{'s' if n != 1 else ''} ({event.get('reason')})"
+    if t == "drew":
+        return f"{who(seat)} drew: {_cards(event.get('cards', []))}"
+    if t == "reshuffle":
+        return f"The discard pile was reshuffled into a draw pile of {event.get('size')}"
+    if t == "give":
+        n = event.get("count")
+        return f"{who(seat)} gives {n} card{'s' if n != 1 else ''} to {who(event.get('to'))}"
+    if t == "gave":
+        return f"{who(seat)} gave {_cards(event.get('cards', []))} to {who(event.get('to'))}"
+    if t == "out":
+        return f"{who(seat)} is out"
+    if t == "in":
+        return f"{who(seat)} is back in"
+    if t == "skip":
+        return f"{who(seat)} is skipped"
+    if t == "reverse":
+        return "Direction reversed"
+    if t == "penalty":
+        return f"Penalty aimed at {who(seat)}" + (f" (total {event['total']})" if event.get("total") else "")
+    if t == "pass_turn":
+        return f"{who(seat)} passes"
+    if t == "team_play":
+        return f"{who(seat)} must answer the Wild Team Play"
+    if t == "concede":
+        return f"{who(seat)} conceded for team {event.get('team')}"
+    if t == "round_over":
+        winner = event.get("winner")
+        head = "Round blocked" if event.get("blocked") else f"Team {winner} wins the round"
+        return f"{head}: {event.get('points')} points; scores {event.get('scores')}"
+    if t == "game_over":
+        return f"Game over: winner team {event.get('winner')}, ranking {event.get('ranking')}"
+    if t == "round_start":
+        return f"Round {event.get('round')} begins, dealt by {who(event.get('dealer'))}"
+    if t == "moderator":
+        what = {"abort": "aborted the table", "bot": f"handed {who(seat)} to a bot",
+                "remove": f"removed the player at {who(seat)}"}.get(event.get("action"),
+                                                                    event.get("action"))
+        return f"A moderator {what}"
+    fields = {k: v for k, v in event.items() if k not in ("type", "visible_to")}
+    return f"{t} ({', '.join(f'{k}: {v}' for k, v in fields.items())})"
+
+
+def export(game):
+    """The JSON export of a finished game: the whole log (docs/history.md says why)."""
+    if not is_finished(game):
+        raise NotAllowed("Only a finished game can be exported.")
+    seats = list(game.seats.select_related("user"))
+    final = engine.Game.from_dict(game.snapshot.state).view(None)
+    events = []
+    for row in rows_of(game):
+        events.append({
+            "seq": row.seq,
+            "kind": row.kind,
+            "seat": row.seat,
+            "actor": row.actor,
+            "at": row.created_at.isoformat(),
+            "action": row.action,
+            "events": [e for e in row.events if e.get("visible_to") != STAFF_ONLY],
+        })
+    return {
+        "format": "wild-cards-teams/1",
+        "game": game.pk,
+        "exported_at": timezone.now().isoformat(),
+        "started_at": game.started_at.isoformat() if game.started_at else None,
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        "options": {
+            "players": game.players, "stacking": game.stacking,
+            "final_card_penalty": game.final_card_penalty, "target_score": game.target_score,
+            "pace": game.pace,
+        },
+        # Game.new(options, seed) then every "action" in order replays the game.
+        "seed": game.seed,
+        "seats": [
+            {"seat": s.number, "team": s.team, "player": s.user.username if s.user_id else None,
+             "name": s.label(), "bot": s.bot_level or None}
+            for s in seats
+        ],
+        "result": {"game_over": final["game_over"], "scores": final["scores"]},
+        "events": events,
+    }
