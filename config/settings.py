@@ -152,8 +152,22 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": envint("BOT_SWEEP_SECONDS", 10),
     },
 }
+CELERY_BEAT_SCHEDULE["sweep-clocks"] = {
+    # Time-outs, reminders and ended holds (docs/clocks.md): one indexed query a
+    # second. Real-time time-outs also have a countdown task due at the second.
+    "task": "games.tasks.sweep_clocks",
+    "schedule": envint("CLOCK_SWEEP_SECONDS", 1),
+    # A sweep that waited behind a busy worker is useless: the next one is coming.
+    "options": {"expires": 10},
+}
 # How long a bot decision may wait before the sweep sends it again.
 BOT_STALL_SECONDS = envint("BOT_STALL_SECONDS", 15)
+# Clocks (docs/clocks.md).
+CLOCK_SWEEP_BATCH = envint("CLOCK_SWEEP_BATCH", 50)
+DISCONNECT_HOLD_SECONDS = envint("DISCONNECT_HOLD_SECONDS", 120)
+TIMEOUTS_BEFORE_BOT = envint("TIMEOUTS_BEFORE_BOT", 3)
+STAND_IN_BOT_LEVEL = envstr("STAND_IN_BOT_LEVEL", "normal")
+OUTBOX_RETRY_SECONDS = envint("OUTBOX_RETRY_SECONDS", 60)
 
 # --- Accounts ---------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

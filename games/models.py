@@ -34,6 +34,10 @@ class GameQuerySet(models.QuerySet):
     def bots_stalled(self, before):
         return self.active().filter(bot_due_at__lte=before)
 
+    def clock_due(self, now=None):
+        """Games the clock sweep must look at now (see docs/clocks.md)."""
+        return self.active().filter(wake_at__lte=now or timezone.now())
+
 
 class Game(models.Model):
     """A table: its options, its seats (Seat) and, once started, its events.
@@ -91,6 +95,13 @@ class Game(models.Model):
     bot_seats = models.JSONField(default=list, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Clocks and presence (issue 6; every key is described in docs/clocks.md).
+    # The earliest moment the clock sweep has something to do for this game.
+    wake_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    clocks = models.JSONField(default=dict, blank=True)  # {"seat": {since, kind, started, due, ...}}
+    timeouts = models.JSONField(default=dict, blank=True)  # {"seat": count}
+    stand_ins = models.JSONField(default=dict, blank=True)  # {"seat": {reason, since}}
+    presence = models.JSONField(default=dict, blank=True)  # {"seat": {sockets, away_since, hold_until}}
 
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -276,3 +287,31 @@ class GameEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValueError("Game events are append-only")
+
+
+class EmailOutbox(models.Model):
+    """An email the site decided to send: written in the transaction that decided it
+    (unique per game, decision and kind, so deciding twice writes one row), sent after
+    commit and marked `sent_at`. See docs/clocks.md."""
+
+    class Kind(models.TextChoices):
+        TURN = "turn", "Your turn"
+        REMINDER = "reminder", "Half-time reminder"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="emails")
+    seat = models.PositiveSmallIntegerField()
+    seq = models.PositiveIntegerField()  # the decision: the clock's `since`
+    kind = models.CharField(max_length=10, choices=Kind)
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    skipped = models.CharField(max_length=40, blank=True, default="")  # why it was not sent
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "seq", "seat", "kind"], name="email_outbox_unique_decision_kind"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} email, seat {self.seat} of table {self.game_id} (#{self.seq})"

@@ -14,7 +14,7 @@ from functools import partial
 from django.db import transaction
 from django.utils import timezone
 
-from games import engine, notify
+from games import clock, engine, notify
 from games.models import Game, GameEvent, GameSnapshot
 
 log = logging.getLogger(__name__)
@@ -184,18 +184,18 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     pending = pending_seats(state)
     bot_seats = set(game.bot_seats)
     bots_to_move = [s for s in pending if s in bot_seats]
-    people_to_move = [s for s in pending if s not in bot_seats]
     columns = {
         "last_seq": seq,
         "round": public.get("round"),
         "turn": public.get("turn"),
         "waiting_on": pending,
-        "deadline_at": now + game.decision_window() if people_to_move else None,
         "bot_due_at": now if bots_to_move else None,
+        # clocks, deadline_at, wake_at: each person's timer (docs/clocks.md).
+        **clock.plan(game, public, pending, bot_seats, seat, seq, now),
     }
     if public.get("game_over"):
         columns.update(status=Game.Status.FINISHED, finished_at=now, deadline_at=None,
-                       bot_due_at=None, turn=None, waiting_on=[])
+                       bot_due_at=None, turn=None, waiting_on=[], clocks={}, wake_at=None)
         bots_to_move = []
     Game.objects.filter(pk=game.pk).update(**columns)
     GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq, state=state.to_dict(), updated_at=now)

@@ -36,6 +36,9 @@ def play_bot(game_id, seat, seq):
         .values_list("bot_level", flat=True)
         .first()
     )
+    if level is None and seat in game.bot_seats:
+        # A person's seat a bot plays for now (time-outs, or away): docs/clocks.md.
+        level = settings.STAND_IN_BOT_LEVEL
     if level is None:
         return "not a bot"
     state = services.load_state(game)
@@ -70,16 +73,42 @@ def wake_stalled_bots():
     now = timezone.now()
     before = now - timedelta(seconds=settings.BOT_STALL_SECONDS)
     woken = 0
-    for game in Game.objects.bots_stalled(before).only("pk", "last_seq", "bot_due_at", "waiting_on"):
+    for game in Game.objects.bots_stalled(before).only("pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats"):
         claimed = Game.objects.filter(
             pk=game.pk, last_seq=game.last_seq, bot_due_at=game.bot_due_at
         ).update(bot_due_at=now)
         if not claimed:
             continue
-        bots = Seat.objects.filter(
-            game_id=game.pk, number__in=game.waiting_on
-        ).exclude(bot_level="").values_list("number", flat=True)
+        # bot_seats holds the stand-ins for people too, not only the bot seats.
+        bots = [s for s in game.waiting_on if s in game.bot_seats]
         for seat in bots:
             play_bot.delay(game.pk, seat, game.last_seq)
             woken += 1
     return woken
+
+
+@shared_task(ignore_result=True)
+def sweep_clocks():
+    """The beat sweep (every CLOCK_SWEEP_SECONDS): every due time-out, reminder and
+    ended hold (games.clock.sweep), then any email left unsent by a crash."""
+    from games import clock, emails
+
+    handled = clock.sweep()
+    emails.deliver_outbox(
+        created_before=timezone.now() - timedelta(seconds=settings.OUTBOX_RETRY_SECONDS))
+    return handled
+
+
+@shared_task(ignore_result=True)
+def fire_clock(game_id):
+    """The countdown task of a real-time clock, sent on commit with eta = due."""
+    from games import clock
+
+    return clock.fire(game_id)
+
+
+@shared_task(ignore_result=True)
+def deliver_emails(game_id):
+    from games import emails
+
+    return emails.deliver_outbox(game_id=game_id)

@@ -1,0 +1,107 @@
+"""Game emails: one function per kind (templates/emails/<kind>_*), and the outbox sender.
+
+The decision to send is an `EmailOutbox` row written in the transaction that
+made it (services._record for "your turn", the clock sweep for reminders);
+`deliver_outbox` sends each row at most once and marks it.
+"""
+
+import logging
+import zoneinfo
+from datetime import datetime
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from games.models import EmailOutbox, Game, Seat
+
+log = logging.getLogger(__name__)
+
+
+def table_link(game):
+    return settings.SITE_URL.rstrip("/") + reverse("games:play", args=[game.pk])
+
+
+def _send(kind, user, context):
+    try:
+        tz = zoneinfo.ZoneInfo(user.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        tz = zoneinfo.ZoneInfo("UTC")
+    context = {"user": user, "tz": str(tz), **context}
+    with timezone.override(tz):
+        subject = render_to_string(f"emails/{kind}_subject.txt", context).strip()
+        text = render_to_string(f"emails/{kind}_body.txt", context)
+        html = render_to_string(f"emails/{kind}_body.html", context)
+    message = EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [user.email])
+    message.attach_alternative(html, "text/html")
+    message.send()
+
+
+def send_your_turn(user, game, due):
+    _send("your_turn", user, {"game": game, "due": due, "link": table_link(game)})
+
+
+def send_reminder(user, game, due):
+    missed = (
+        "a bot plays that turn for you"
+        if game.missed_deadline == Game.MissedDeadline.BOT
+        else "you are treated as having left the game, and your team leaves"
+    )
+    _send("reminder", user, {"game": game, "due": due, "link": table_link(game),
+                             "missed": missed})
+
+
+SENDERS = {EmailOutbox.Kind.TURN: send_your_turn, EmailOutbox.Kind.REMINDER: send_reminder}
+PREFERENCE = {EmailOutbox.Kind.TURN: "notify_turn_email",
+              EmailOutbox.Kind.REMINDER: "notify_reminder_email"}
+
+
+def _why_not(row, game, user):
+    """The reason not to send `row` now, or "" to send it."""
+    if user is None:
+        return "no player in the seat"
+    if not getattr(user, PREFERENCE[row.kind]):
+        return "preference off"
+    if not user.email:
+        return "no address"
+    clock = (game.clocks or {}).get(str(row.seat))
+    if game.status != Game.Status.ACTIVE or clock is None or clock["since"] != row.seq:
+        return "already decided"
+    return ""
+
+
+def deliver_outbox(game_id=None, created_before=None, limit=100):
+    """Sends unsent outbox rows (of one game, or every game); returns how many went out.
+
+    Each row is locked (skip_locked) and re-checked as unsent in its own
+    transaction, then sent and marked: a second sender skips a row being sent
+    and finds a sent row marked. The game row is not locked: sending never
+    holds up a move.
+    """
+    rows = EmailOutbox.objects.filter(sent_at__isnull=True)
+    if game_id is not None:
+        rows = rows.filter(game_id=game_id)
+    if created_before is not None:
+        rows = rows.filter(created_at__lt=created_before)
+    sent = 0
+    for pk in list(rows.order_by("pk").values_list("pk", flat=True)[:limit]):
+        with transaction.atomic():
+            row = (EmailOutbox.objects.select_for_update(skip_locked=True)
+                   .filter(pk=pk, sent_at__isnull=True).first())
+            if row is None:
+                continue
+            game = Game.objects.get(pk=row.game_id)
+            seat = Seat.objects.select_related("user").filter(
+                game_id=row.game_id, number=row.seat).first()
+            user = seat.user if seat else None
+            row.skipped = _why_not(row, game, user)
+            if not row.skipped:
+                due = datetime.fromisoformat(game.clocks[str(row.seat)]["due"])
+                SENDERS[row.kind](user, game, due)
+                sent += 1
+            row.sent_at = timezone.now()
+            row.save(update_fields=["sent_at", "skipped"])
+    return sent
