@@ -1,28 +1,196 @@
-from django.contrib import admin
+"""The admin, fit for moderators: find tables by player and state, read a game's event
+log in order, abort a table, hand a seat to a bot or remove a player (games.moderation)."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils.html import format_html_join
+
+from games import moderation
 
 from .models import Game, GameEvent, Seat
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+                             help_text="Recorded on the game's event log, with your name.")
+
+
+def run_with_reason(modeladmin, request, queryset, *, title, submit, do, form_class=ReasonForm):
+    """An admin action with an intermediate page asking why (and any other field).
+
+    `do(obj, form.cleaned_data)` runs once per selected object; a ModerationError is
+    shown as a warning and the others still run.
+    """
+    form = form_class(request.POST if "apply" in request.POST else None)
+    if form.is_bound and form.is_valid():
+        done = 0
+        for obj in queryset:
+            try:
+                do(obj, form.cleaned_data)
+                done += 1
+            except moderation.ModerationError as exc:
+                modeladmin.message_user(request, f"{obj}: {exc}", messages.WARNING)
+        if done:
+            modeladmin.message_user(request, f"{title}: done for {done}.", messages.SUCCESS)
+        return None
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "submit": submit,
+        "objects": list(queryset),
+        "form": form,
+        "action": request.POST.get("action", ""),
+        "opts": modeladmin.model._meta,
+        "checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+    }
+    return render(request, "admin/moderation_action.html", context)
 
 
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
+    fields = ["number", "user", "bot_level"]
+    readonly_fields = ["number", "user", "bot_level"]
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class SeatActionForm(forms.Form):
+    ACTIONS = [("bot", "Replace the player by a bot"), ("remove", "Remove the player from the table")]
+    what = forms.ChoiceField(choices=ACTIONS, label="Action")
+    seat = forms.TypedChoiceField(coerce=int, label="Seat")
+    level = forms.ChoiceField(choices=Seat.BotLevel.choices, initial=Seat.BotLevel.NORMAL,
+                              label="Bot level")
+    reason = ReasonForm.base_fields["reason"]
+
+    def __init__(self, *args, game, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["seat"].choices = [
+            (s.number, f"Seat {s.number}: {s.user}")
+            for s in game.seats.select_related("user") if s.user_id
+        ]
 
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ["pk", "host", "status", "players", "pace", "last_seq", "created_at"]
-    list_filter = ["status", "players", "pace", "private"]
+    list_display = ["pk", "status", "players_list", "players", "pace", "private", "last_seq",
+                    "open_reports", "created_at", "links"]
+    list_filter = ["status", "players", "pace", "private", "spectators"]
+    search_fields = ["=id", "host__username", "seats__user__username",
+                     "seats__user__display_name", "seats__user__email"]
     inlines = [SeatInline]
-    readonly_fields = ["seed", "last_seq", "round", "turn", "waiting_on", "bot_seats",
-                       "deadline_at", "bot_due_at", "started_at", "finished_at"]
+    readonly_fields = ["status", "seed", "last_seq", "round", "turn", "waiting_on", "bot_seats",
+                       "deadline_at", "bot_due_at", "started_at", "finished_at", "links"]
+    actions = ["abort_tables"]
+    list_per_page = 50
+
+    def get_queryset(self, request):
+        return (
+            super().get_queryset(request)
+            .prefetch_related("seats__user")
+            .annotate(open_report_count=Count("reports", filter=Q(reports__resolved_at__isnull=True),
+                                              distinct=True))
+        )
+
+    @admin.display(description="Seated")
+    def players_list(self, game):
+        return ", ".join(s.label() for s in game.seats.all())
+
+    @admin.display(description="Open reports", ordering="open_report_count")
+    def open_reports(self, game):
+        return getattr(game, "open_report_count", None)
+
+    @admin.display(description="Moderation")
+    def links(self, game):
+        if game.pk is None:
+            return ""
+        items = [
+            (reverse("admin:games_game_log", args=[game.pk]), "Event log"),
+            (reverse("admin:games_game_moderate", args=[game.pk]), "Seats"),
+            (reverse("admin:lobby_report_changelist") + f"?game__id__exact={game.pk}", "Reports"),
+        ]
+        if game.status != Game.Status.OPEN:
+            items.append((reverse("history:replay", args=[game.pk]), "Replay"))
+        return format_html_join(" · ", '<a href="{}">{}</a>', items)
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("<int:game_id>/log/", wrap(self.log_view), name="games_game_log"),
+            path("<int:game_id>/moderate/", wrap(self.moderate_view), name="games_game_moderate"),
+            *super().get_urls(),
+        ]
+
+    def _game_for(self, request, game_id):
+        game = get_object_or_404(Game, pk=game_id)
+        if not self.has_change_permission(request, game):
+            raise PermissionDenied
+        return game
+
+    def log_view(self, request, game_id):
+        """Every event row of the game in order, with who acted, when, and what it caused."""
+        game = self._game_for(request, game_id)
+        rows = GameEvent.objects.filter(game=game).select_related("user").order_by("seq")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Event log of {game}",
+            "game": game,
+            "rows": rows,
+            "opts": self.model._meta,
+            "original": game,
+        }
+        return render(request, "admin/games/game/event_log.html", context)
+
+    def moderate_view(self, request, game_id):
+        """Hands a seated player's seat to a bot, or removes the player from the table."""
+        game = self._game_for(request, game_id)
+        form = SeatActionForm(request.POST or None, game=game)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                if data["what"] == "bot":
+                    moderation.replace_with_bot(game.pk, data["seat"], request.user,
+                                                data["reason"], data["level"])
+                else:
+                    seat = game.seats.select_related("user").get(number=data["seat"])
+                    moderation.remove_user(game.pk, seat.user, request.user, data["reason"])
+            except moderation.ModerationError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+            else:
+                self.message_user(request, "Done; the event log records it.", messages.SUCCESS)
+                return redirect("admin:games_game_log", game_id=game.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Seats of {game}",
+            "game": game,
+            "form": form,
+            "opts": self.model._meta,
+            "original": game,
+        }
+        return render(request, "admin/games/game/moderate.html", context)
+
+    @admin.action(description="Abort selected tables (no result)")
+    def abort_tables(self, request, queryset):
+        return run_with_reason(
+            self, request, queryset, title="Abort tables", submit="Abort these tables",
+            do=lambda game, data: moderation.abort_table(game.pk, request.user, data["reason"]),
+        )
 
 
 @admin.register(GameEvent)
 class GameEventAdmin(admin.ModelAdmin):
-    """Read-only: events are append-only and written by games.services alone."""
+    """Read-only: events are append-only and written by games.services and games.moderation."""
 
-    list_display = ["game", "seq", "kind", "seat", "actor", "created_at"]
+    list_display = ["game", "seq", "kind", "seat", "actor", "user", "created_at"]
     list_filter = ["actor", "kind"]
+    search_fields = ["=game__id", "user__username"]
+    list_select_related = ["game", "user"]
 
     def has_add_permission(self, request):
         return False

@@ -1,0 +1,43 @@
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from .models import Report
+
+
+@admin.register(Report)
+class ReportAdmin(admin.ModelAdmin):
+    """Players' reports, newest first, each with a link to its game."""
+
+    list_display = ["created_at", "game_link", "reporter", "reported", "reason", "short_text",
+                    "resolved_at"]
+    list_filter = [("resolved_at", admin.EmptyFieldListFilter), "reason"]
+    search_fields = ["=game__id", "reporter__username", "reported__username", "text"]
+    list_select_related = ["game", "reporter", "reported"]
+    readonly_fields = ["game_link", "reporter", "reported", "reason", "text", "created_at",
+                       "resolved_at", "resolved_by"]
+    fields = readonly_fields + ["note"]
+    actions = ["mark_resolved"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="Game", ordering="game")
+    def game_link(self, report):
+        return format_html(
+            '<a href="{}">Table {}</a> (<a href="{}">event log</a>)',
+            reverse("admin:games_game_change", args=[report.game_id]), report.game_id,
+            reverse("admin:games_game_log", args=[report.game_id]),
+        )
+
+    @admin.display(description="What happened")
+    def short_text(self, report):
+        return report.text[:80]
+
+    @admin.action(description="Mark selected reports as resolved")
+    def mark_resolved(self, request, queryset):
+        done = queryset.filter(resolved_at__isnull=True).update(
+            resolved_at=timezone.now(), resolved_by=request.user
+        )
+        self.message_user(request, f"{done} report(s) resolved.", messages.SUCCESS)
