@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from games import engine
 from games.models import EmailOutbox, Game, GameEvent
 
 log = logging.getLogger(__name__)
@@ -234,12 +235,40 @@ def _deliver(game_id):
 
 
 def _time_out(game, seat, clock, now):
-    """Makes the time-out decision of `seat` through apply_decision, as a `timeout` event."""
-    from games import botplay, services
-    from games.tasks import _all_events
+    """Makes the time-out decision of `seat` through apply_decision, as a `timeout` event.
+
+    Returns the DecisionResult, or None when this decision's time-out was already
+    recorded (then nothing changes but the clock being dropped).
+    """
+    from games import services
 
     key = str(seat)
     idempotency_key = f"timeout-{seat}-{clock['since']}"
+    try:
+        with transaction.atomic():
+            result = _decide_for(game, seat, key, idempotency_key, now)
+            if result.replayed:
+                raise _AlreadyFired
+        return result
+    except (_AlreadyFired, services.IdempotencyConflict, engine.IllegalAction):
+        # This decision's time-out was recorded before (the savepoint undid this
+        # firing's count); never loop on it: drop the clock.
+        log.warning("time-out %s of game %s had already fired", idempotency_key, game.pk)
+        clocks = {k: v for k, v in game.clocks.items() if k != key}
+        Game.objects.filter(pk=game.pk).update(
+            clocks=clocks, deadline_at=earliest_due(clocks),
+            wake_at=next_wake(clocks, game.presence or {}, game.stand_ins or {}))
+        return None
+
+
+class _AlreadyFired(Exception):
+    pass
+
+
+def _decide_for(game, seat, key, idempotency_key, now):
+    from games import botplay, services
+    from games.tasks import _all_events
+
     state = services.load_state(game)
     if game.pace == Game.Pace.REALTIME:
         action = state.auto_action(seat)
@@ -259,12 +288,6 @@ def _time_out(game, seat, clock, now):
             state, seat, settings.STAND_IN_BOT_LEVEL, history=lambda: _all_events(game.pk),
             seed=(game.seed + game.last_seq * 131 + seat) & (2**63 - 1),
         )
-    result = services.apply_decision(
+    return services.apply_decision(
         game.pk, seat, action, GameEvent.Actor.TIMEOUT, idempotency_key=idempotency_key
     )
-    if result.replayed:
-        # Already fired (cannot happen while the clock is removed by the event, but
-        # never loop on it): drop the clock.
-        clocks = {k: v for k, v in game.clocks.items() if k != key}
-        Game.objects.filter(pk=game.pk).update(clocks=clocks, deadline_at=earliest_due(clocks))
-    return result
