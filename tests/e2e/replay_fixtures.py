@@ -1,0 +1,18 @@
+"""Fixtures for the replay browser test (kept apart from tests/e2e/conftest.py)."""
+
+import pytest
+
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+
+@pytest.fixture
+def replay_page(live_server):
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        yield page
+        browser.close()
