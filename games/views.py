@@ -188,7 +188,11 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
     half = n // 2
     if seats is None:
         seats = list(game.seats.select_related("user"))
-    names = {s.number: s.label() for s in seats}
+    # Bots are told apart by seat: three "Bot (Easy)" would make the log unreadable.
+    names = {
+        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot else s.label()
+        for s in seats
+    }
     bots = {s.number for s in seats if s.is_bot}
     if rows is None:
         rows = list(GameEvent.objects.filter(game_id=game.pk).order_by("-seq")[:LOG_LENGTH])[::-1]
@@ -336,6 +340,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "result_team": TEAM_SHAPES[result["winner"]] if result and result.get("winner") is not None else None,
         "ranking": ranking,
         "log": log,
+        # Newest move first, each move's own steps in the order they happened.
+        "log_newest_first": sorted(log, key=lambda line: -line["seq"]),
         "announce": announce,
         "key": uuid.uuid4().hex,
         "target_score": view["options"].get("target_score"),

@@ -26,10 +26,19 @@
   function apply(html, newSeq) {
     if (newSeq < seq) return;
     const selected = pressedCodes();
+    const open = Array.from(document.querySelectorAll(".colour-choice:not([hidden]), #concede-confirm:not([hidden])"), (p) => p.id);
     htmx.swap(document.body, html, { swapStyle: "none" });
     seq = Math.max(seq, newSeq);
     page.dataset.seq = String(seq);
     restorePressed(selected);
+    // A choice the player had opened stays open if it still applies.
+    open.forEach((id) => {
+      const panel = document.getElementById(id);
+      if (!panel) return;
+      panel.hidden = false;
+      const opener = document.querySelector(`[aria-controls="${id}"]`);
+      if (opener) opener.setAttribute("aria-expanded", "true");
+    });
     tick();
   }
 
@@ -83,11 +92,16 @@
   }
 
   // A late HTTP response must not paint an older table over a newer push.
+  // Responses to the forms go through the same path as pushes (numbered, never
+  // older than what is shown); htmx would otherwise look for the targets inside a
+  // form that a push may already have replaced.
   document.body.addEventListener("htmx:beforeSwap", (e) => {
     const xhr = e.detail.xhr;
     if (!xhr) return;
-    const s = seqOf(xhr.responseText || "");
-    if (s && s < seq) e.detail.shouldSwap = false;
+    const html = xhr.responseText || "";
+    e.detail.shouldSwap = false;
+    if (e.detail.isError) return;
+    apply(html, seqOf(html));
   });
   document.body.addEventListener("htmx:afterSwap", () => {
     const statusBar = document.getElementById("table-status");

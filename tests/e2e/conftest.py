@@ -1,0 +1,87 @@
+"""A real Daphne process for browser tests: pytest-django's live_server cannot serve websockets.
+
+The server runs `config.asgi` against the test database (transactional tests,
+so what it writes is visible here) and plays bots inline (Celery eager), so a
+whole game runs in one process with the in-memory channel layer, or on Redis
+when REDIS_URL is set.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def _database_url():
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def daphne_url(transactional_db):
+    require_chromium()
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = _free_port()
+    env = dict(os.environ, DATABASE_URL=_database_url(), CELERY_TASK_ALWAYS_EAGER="true",
+               DEBUG="true", PYTHONUNBUFFERED="1")
+    log = open(ARTIFACTS / "daphne.log", "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("Daphne did not start; see test-artifacts/daphne.log")
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+    # The flush after a transactional test waits for the server's connections to end.
+    connection.close()
+
+
+@pytest.fixture
+def chromium_browser():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def new_page(browser, **context_options):
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    page.set_default_timeout(4_000)
+    return page
