@@ -1,13 +1,17 @@
-"""The game socket: who may listen, and what it carries (only event numbers)."""
+"""The game socket: who may listen, what each seat receives, and moves sent over it."""
+
+import re
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
-from games import services
+from games import engine, notify, services
+from games.models import Game, GameEvent
 from games.routing import websocket_urlpatterns
 from tests.conftest import make_started_game
 
@@ -16,27 +20,89 @@ pytestmark = pytest.mark.django_db(transaction=True)
 application = URLRouter(websocket_urlpatterns)
 
 
-def communicator(game, user):
-    comm = WebsocketCommunicator(application, f"/ws/games/{game.pk}/")
+def communicator(game, user, path=None):
+    comm = WebsocketCommunicator(application, path or f"/ws/games/{game.pk}/")
     comm.scope["user"] = user
     return comm
 
 
+def state_of(game):
+    return services.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
+
+
 def move(game, seat):
-    state = services.load_state(type(game).objects.select_related("snapshot").get(pk=game.pk))
-    services.apply_decision(game.pk, seat, state.legal_actions(seat)[0], "person")
+    action = state_of(game).legal_actions(seat)[0]
+    services.apply_decision(game.pk, seat, action, "person")
 
 
-def test_a_seat_hears_of_each_new_event_and_of_nothing_else(four):
+def event_count(game):
+    return GameEvent.objects.filter(game=game).count()
+
+
+def hand_labels(html):
+    return re.findall(r'class="card hand-card[^"]*" id="card-\d+-[A-Z0-9]+" aria-label="([^"]+)"', html)
+
+
+async def connected(comm):
+    ok, _ = await comm.connect()
+    assert ok
+    hello = await comm.receive_json_from(timeout=5)
+    assert hello["type"] == "hello"
+    return hello
+
+
+def test_a_seat_gets_its_own_fragments_after_each_event_and_nothing_else(four):
     game = make_started_game(four)
+    bo_hand = [engine.card_name(c) for c in state_of(game).view(1)["hand"]]
 
     async def scenario():
         comm = communicator(game, four[1])
-        connected, _ = await comm.connect()
-        assert connected
+        hello = await connected(comm)
+        assert hello == {"type": "hello", "seq": 1, "seat": 1}
         await database_sync_to_async(move)(game, 3)
-        assert await comm.receive_json_from(timeout=5) == {"type": "changed", "seq": 2}
+        push = await comm.receive_json_from(timeout=5)
+        assert push["type"] == "fragments" and push["seq"] == 2
+        html = push["html"]
+        for fragment in ("table-status", "table-seats", "table-hand", "table-log", "table-announce"):
+            assert f'id="{fragment}"' in html
+        assert hand_labels(html) == bo_hand
+        assert re.search(r'class="plate team-1 you[^"]*"[^>]*id="seat-1"', html)
         assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_each_connected_seat_gets_a_different_rendering_of_the_same_event(four):
+    game = make_started_game(four)
+    hands = [[engine.card_name(c) for c in state_of(game).view(s)["hand"]] for s in range(4)]
+
+    async def scenario():
+        comms = [communicator(game, user) for user in four]
+        for comm in comms:
+            await connected(comm)
+        await database_sync_to_async(move)(game, 2)
+        for seat, comm in enumerate(comms):
+            push = await comm.receive_json_from(timeout=5)
+            assert push["seq"] == 2
+            assert hand_labels(push["html"]) == hands[seat]
+            assert await comm.receive_nothing(timeout=0.1)
+            await comm.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_socket_joins_only_its_users_seat_group_whatever_the_path_asks(four):
+    game = make_started_game(four)
+
+    async def scenario():
+        comm = communicator(game, four[1], f"/ws/games/{game.pk}/?seat=2&group=game-{game.pk}-seat-2")
+        await connected(comm)
+        layer = get_channel_layer()
+        members = {g for g, chans in layer.groups.items() if chans}
+        assert notify.seat_group(game.pk, 1) in members
+        assert notify.seat_group(game.pk, 2) not in members
+        assert notify.public_group(game.pk) not in members
         await comm.disconnect()
 
     async_to_sync(scenario)()
@@ -47,22 +113,136 @@ def test_an_outsider_is_refused_at_a_table_without_spectators(four, ed):
 
     async def scenario():
         comm = communicator(game, ed)
-        connected, code = await comm.connect()
-        assert not connected
+        ok, code = await comm.connect()
+        assert not ok
         assert code == 4403
 
     async_to_sync(scenario)()
 
 
-def test_a_spectator_joins_the_public_group_when_watching_is_allowed(four):
+def test_a_spectator_gets_the_public_fragments_with_no_hand(four, ed):
     game = make_started_game(four, spectators=True)
 
     async def scenario():
         comm = communicator(game, AnonymousUser())
-        connected, _ = await comm.connect()
-        assert connected
+        hello = await connected(comm)
+        assert hello["seat"] is None
         await database_sync_to_async(move)(game, 0)
-        assert await comm.receive_json_from(timeout=5) == {"type": "changed", "seq": 2}
+        push = await comm.receive_json_from(timeout=5)
+        assert push["seq"] == 2
+        assert hand_labels(push["html"]) == []
+        assert "You are watching." in push["html"]
+        await comm.send_json_to({"type": "act", "action": {"type": "draw"}, "key": "k1"})
+        assert (await comm.receive_json_from(timeout=5))["message"] == "Spectators cannot play."
         await comm.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_a_move_sent_over_the_socket_goes_through_the_one_door_once(four):
+    game = make_started_game(four)
+    card = state_of(game).legal_actions(1)[0]["card"]
+
+    async def scenario():
+        comm = communicator(game, four[1])
+        await connected(comm)
+        for _ in range(2):  # a resent message with the same key moves once
+            await comm.send_json_to({"type": "act", "action": {"type": "pass", "card": card},
+                                     "key": "pick-1"})
+            replies = [await comm.receive_json_from(timeout=5) for _ in range(2 if _ == 0 else 1)]
+            assert {"type": "ok", "seq": 2, "key": "pick-1"} in replies
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    event = GameEvent.objects.get(game=game, seq=2)
+    assert (event.seat, event.user, event.action) == (1, four[1], {"type": "pass", "card": card})
+    assert event_count(game) == 2
+
+
+def test_a_user_cannot_act_for_another_seat(four):
+    game = make_started_game(four)
+    card = state_of(game).legal_actions(2)[0]["card"]
+
+    async def scenario():
+        comm = communicator(game, four[1])
+        await connected(comm)
+        await comm.send_json_to({"type": "act", "seat": 2, "key": "x",
+                                 "action": {"type": "pass", "card": card}})
+        reply = await comm.receive_json_from(timeout=5)
+        assert reply == {"type": "error", "message": "You can only make moves for your own seat.",
+                         "key": None}
+        assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    assert event_count(game) == 1
+
+
+def test_an_action_out_of_turn_gets_a_readable_error_and_changes_nothing(four):
+    game = make_started_game(four)
+    for seat in range(4):  # finish the setup pass: now somebody has the turn
+        move(game, seat)
+    game.refresh_from_db()
+    idle = next(s for s in range(4) if s != game.turn and not state_of(game).legal_actions(s))
+    hand = state_of(game).view(idle)["hand"]
+    before = (event_count(game), Game.objects.get(pk=game.pk).snapshot.state)
+
+    async def scenario():
+        comm = communicator(game, four[idle])
+        await connected(comm)
+        await comm.send_json_to({"type": "act", "key": "late",
+                                 "action": {"type": "play", "card": hand[0]}})
+        reply = await comm.receive_json_from(timeout=5)
+        assert reply["type"] == "error"
+        assert reply["message"] and "Traceback" not in reply["message"]
+        assert re.match(r"^[A-Z].*[.!]$", reply["message"]), reply["message"]
+        assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    assert (event_count(game), Game.objects.get(pk=game.pk).snapshot.state) == before
+
+
+def test_a_move_without_a_key_is_refused(four):
+    game = make_started_game(four)
+
+    async def scenario():
+        comm = communicator(game, four[0])
+        await connected(comm)
+        await comm.send_json_to({"type": "act", "action": {"type": "draw"}})
+        reply = await comm.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and "key" in reply["message"]
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    assert event_count(game) == 1
+
+
+def test_logging_out_closes_the_users_open_sockets(four):
+    game = make_started_game(four)
+
+    async def scenario():
+        mine, other = communicator(game, four[1]), communicator(game, four[2])
+        await connected(mine)
+        await connected(other)
+        await database_sync_to_async(notify.session_ended)(sender=None, request=None, user=four[1])
+        assert await mine.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+        assert await other.receive_nothing(timeout=0.3)
+        await other.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_the_log_out_view_tells_the_users_sockets_to_close(client, four, monkeypatch):
+    sent = []
+
+    class Recorder:
+        async def group_send(self, group, message):
+            sent.append((group, message))
+
+    monkeypatch.setattr(notify, "get_channel_layer", Recorder)
+    client.force_login(four[0])
+
+    client.post("/accounts/logout/")
+
+    assert sent == [(notify.user_group(four[0].pk), {"type": "session.ended"})]
