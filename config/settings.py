@@ -144,6 +144,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# A queue of its own lets two sites (or a test run) share one Redis.
+CELERY_TASK_DEFAULT_QUEUE = envstr("CELERY_QUEUE", "celery")
 CELERY_BEAT_SCHEDULE = {
     # Re-sends bot moves that were lost (e.g. the in-process broker was
     # restarted); a bot whose move is queued normally is not touched.
