@@ -5,12 +5,23 @@
 person (and once for spectators when the table allows them) from that seat's
 `view()` and `events_for()` alone, and sends each rendering only to that
 seat's group. A bot's seat gets nothing: nobody can listen there.
+
+Speed (issue 5, docs/table.md): the writer hands over the game row and the
+state it has just recorded, so a push reads only the seats and the last
+LOG_LENGTH event rows (two queries); the parts that are the same for every
+seat (card faces, the discard pile) are cached markup, and what differs per
+seat still comes from that seat's `view()`/`events_for()` only. Sends go
+through one long-lived event loop per process, so its Redis connections are
+reused instead of opened again by `async_to_sync` for every push.
 """
 
+import asyncio
 import logging
+import os
+import threading
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +43,20 @@ def lobby_group():
     return "lobby"
 
 
-def seat_pushes(game_id):
+def seat_pushes(game_id, *, game=None, state=None):
     """[(group, message)] for the game's current state: one rendering per listening seat.
 
     The message's `seq` is the last event the rendering includes, so a page
-    that sees a number it did not expect resyncs over HTTP.
+    that sees a number it did not expect resyncs over HTTP. `game` and `state`
+    (both or neither) are the row and state the writer has just committed;
+    without them both are read again.
     """
     from games import services, views
     from games.models import Game, GameEvent
 
-    game = Game.objects.select_related("snapshot").get(pk=game_id)
-    state = services.load_state(game)
+    if game is None or state is None:
+        game = Game.objects.select_related("snapshot").get(pk=game_id)
+        state = services.load_state(game)
     seats = list(game.seats.select_related("user"))
     rows = list(GameEvent.objects.filter(game_id=game_id).order_by("-seq")[: views.LOG_LENGTH])[::-1]
     listeners = [(seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
@@ -56,14 +70,13 @@ def seat_pushes(game_id):
     return pushes
 
 
-def game_changed(game_id, players, seq):
+def game_changed(game_id, players, seq, game=None, state=None):
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        pushes = seat_pushes(game_id)
-        # One trip into the event loop for all groups: async_to_sync is not free.
-        async_to_sync(_send_all)(layer, pushes)
+        pushes = seat_pushes(game_id, game=game, state=state)
+        _deliver(layer, pushes)
     except Exception:
         # The event is committed; a page that missed this resyncs over HTTP.
         log.exception("could not notify game %s of event %s", game_id, seq)
@@ -81,5 +94,27 @@ def session_ended(sender, request, user, **kwargs):
 
 
 async def _send_all(layer, pushes):
-    for group, message in pushes:
-        await layer.group_send(group, message)
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in pushes))
+
+
+_sender = None  # (pid, loop): one sending loop per process, made again after a fork (Celery)
+_sender_lock = threading.Lock()
+
+
+def _sender_loop():
+    global _sender
+    with _sender_lock:
+        if _sender is None or _sender[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="notify-sender", daemon=True).start()
+            _sender = (os.getpid(), loop)
+        return _sender[1]
+
+
+def _deliver(layer, pushes):
+    """Sends all pushes in one trip into an event loop and waits until Redis has them."""
+    if isinstance(layer, InMemoryChannelLayer):
+        # Its queues belong to the loop of whoever listens (tests): send from there.
+        async_to_sync(_send_all)(layer, pushes)
+        return
+    asyncio.run_coroutine_threadsafe(_send_all(layer, pushes), _sender_loop()).result(timeout=10)

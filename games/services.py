@@ -202,7 +202,9 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     for name, value in columns.items():
         setattr(game, name, value)
 
-    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq))
+    # The row and state just recorded go along (positionally: wrappers take *args), so the
+    # push need not read them again.
+    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq, game, state))
     if bots_to_move:
         from games.tasks import play_bot
 

@@ -5,6 +5,7 @@ Everything a seat sees is built by `table_context` from `view(seat)` and
 pushes (games.notify) show exactly the same thing and nothing more.
 """
 
+import functools
 import json
 import math
 import uuid
@@ -13,7 +14,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.template.loader import render_to_string
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from games import engine, services
@@ -44,20 +48,50 @@ def _get_game_for_user(request, game_id):
 
 
 def card_face(code):
-    """How to draw one card: colour, symbol, the big mark, passing badge, and its name."""
+    """How to draw one card: colour, symbol, the big mark, passing badge, its name and markup.
+
+    A fresh dict each call (callers add `enabled`, `id`...) from a cache per card code: the
+    face depends on the code alone, so drawing it once per process is enough.
+    """
+    return dict(_card_face(code))
+
+
+@functools.lru_cache(maxsize=None)
+def _card_face(code):
     color = CARD_COLOR[code]
     if color is None:
         mark = {"W": "W", "WTP": "TP", "WTD4": "+4"}[code]
-        return {"code": code, "name": engine.card_name(code), "color": "W", "symbol": "wild",
+        face = {"code": code, "name": engine.card_name(code), "color": "W", "symbol": "wild",
                 "mark": mark, "passing": False, "wild": True,
                 "caption": {"W": "Wild", "WTP": "Team Play", "WTD4": "Team Draw 4"}[code]}
-    rest = code[1:].rstrip("P")
-    passing = code.endswith("P") and rest.isdigit()
-    mark = ACTION_MARKS.get(rest, rest)
-    caption = {"S": "Skip", "R": "Reverse", "D2": "Draw 2"}.get(rest, "")
-    return {"code": code, "name": engine.card_name(code), "color": color, "symbol": SYMBOLS[color],
-            "mark": mark, "passing": passing, "wild": False, "caption": caption,
-            "kind": CARD_KIND[code]}
+    else:
+        rest = code[1:].rstrip("P")
+        passing = code.endswith("P") and rest.isdigit()
+        mark = ACTION_MARKS.get(rest, rest)
+        caption = {"S": "Skip", "R": "Reverse", "D2": "Draw 2"}.get(rest, "")
+        face = {"code": code, "name": engine.card_name(code), "color": color,
+                "symbol": SYMBOLS[color], "mark": mark, "passing": passing, "wild": False,
+                "caption": caption, "kind": CARD_KIND[code]}
+    face["html"] = _face_html(face)
+    face["mini"] = format_html('<li class="mini c-{}">{}</li>', face["color"], face["name"])
+    return face
+
+
+def _face_html(card):
+    """The card's face (the markup the template used to build per card, per seat, per push)."""
+    return format_html(
+        '<span class="face c-{}{}" aria-hidden="true"><span class="corner">{}</span>'
+        '<svg class="sym"><use href="#sym-{}"></use></svg><span class="big">{}</span>{}{}</span>',
+        card["color"], " wild" if card["wild"] else "", card["mark"], card["symbol"], card["mark"],
+        format_html('<span class="caption">{}</span>', card["caption"]) if card["caption"] else "",
+        mark_safe('<span class="pass-badge" title="passing symbol"><svg><use href="#sym-passing">'
+                  '</use></svg></span>') if card["passing"] else "",
+    )
+
+
+def discard_list_html(discard):
+    """The browsable discard pile, oldest first: one cached <li> per card code."""
+    return mark_safe("".join(_card_face(code)["mini"] for code in discard))
 
 
 # --- the move log ------------------------------------------------------------------------
@@ -331,6 +365,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "gave": [card_face(c) for c in view.get("gave") or []],
         "top": card_face(discard[-1]) if discard else None,
         "discard_pile": [card_face(c) for c in discard],
+        "discard_html": discard_list_html(discard),
         "color_name": COLOR_NAMES.get(view.get("color")),
         "color_symbol": SYMBOLS.get(view.get("color")),
         "deadline": game.deadline_at if show_deadline else None,
@@ -342,8 +377,13 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "log": log,
         # Newest move first, each move's own steps in the order they happened.
         "log_newest_first": sorted(log, key=lambda line: -line["seq"]),
+        # The same lines as markup: 40 escaped strings joined here beat a template loop.
+        "log_html": mark_safe("".join(
+            f'<li data-seq="{line["seq"]}">{escape(line["text"])}</li>'
+            for line in sorted(log, key=lambda line: -line["seq"]))),
         "announce": announce,
         "key": uuid.uuid4().hex,
+        "act_url": reverse("games:act", args=[game.pk]),  # once, not once per form
         "target_score": view["options"].get("target_score"),
     }
 
