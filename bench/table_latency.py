@@ -1,23 +1,35 @@
 """Benchmark: a player's action -> every seat's socket has its new fragments.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wct_table_bench REDIS_URL=redis://127.0.0.1:6379/0 \\
-        .venv/bin/python -m bench.table_latency --tables 1 --moves 200
-    ... --tables 100 --moves 1000
+    pip install -e '.[bench]'      # websockets: the benchmark's client, nothing else uses it
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wct_table_bench REDIS_URL=redis://127.0.0.1:6379/5 \\
+        .venv/bin/python -m bench.table_latency --tables 1 --moves-per-table 100 --think 0.5
+    ... --tables 100                 # 10 moves per table, one move every ~3 s at each table
 
 It migrates the database named in DATABASE_URL, starts a Daphne process on
-config.asgi, creates `--tables` started 4-person tables, opens one websocket
-per seat (logged in with a session cookie, like a browser) and applies plain
-moves through services.apply_decision from `--writers` threads, round-robin
-over the tables, so that every table is being played at once. For each move
-it measures from just before apply_decision to the moment the last of the
-table's four sockets has received the fragments numbered with the new event.
-Not a test: it prints median, p95 and max in ms.
+config.asgi, creates `--tables` started 4-person tables and opens one
+websocket per seat (logged in with a session cookie, like a browser) from a
+separate client process, so that the sockets never wait for this process's
+GIL. Every table is played at once at a human pace: after each move a table
+waits `--think` seconds (uniformly 0.5x-1.5x, so tables drift apart) before
+its next one; `--writers` threads apply the moves through
+services.apply_decision, the same function a form post or socket message
+calls, so the render and the sends of the after-commit step are measured too.
+For each move it measures from just before apply_decision to the moment the
+last of the table's four sockets has received the fragments numbered with
+the new event (one monotonic clock, shared by both processes on Linux).
+Not a test: it prints median, p95, p99 and max in ms, the errors (moves that
+raised, pushes that did not reach all four sockets within 5 s, sockets that
+closed) and the load average before and after, since other processes on the
+machine change the figures.
 """
 
 import argparse
 import asyncio
+import heapq
 import json
+import multiprocessing
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -25,28 +37,36 @@ import sys
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+SEATS = 4
+TIMEOUT = 5.0
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=1)
-    parser.add_argument("--moves", type=int, default=200, help="moves in all")
-    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--moves-per-table", type=int, default=10)
+    parser.add_argument("--think", type=float, default=3.0,
+                        help="mean seconds between two moves at one table (human pace)")
+    parser.add_argument("--writers", type=int, default=8, help="threads applying moves")
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         sys.exit("Set DATABASE_URL (PostgreSQL) and REDIS_URL: this measures the real stack.")
+    try:
+        import websockets  # noqa: F401
+    except ImportError:
+        sys.exit("pip install -e '.[bench]' (websockets: the benchmark's socket client)")
 
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
-    import websockets  # pip install websockets: a plain asyncio client, for this benchmark only
 
     django.setup()
     from django.core.management import call_command
+    from django.db import connection
 
     call_command("migrate", verbosity=0)
     from django.test import Client
@@ -56,13 +76,14 @@ def main():
     from games.models import Game, GameEvent
     from lobby import services as lobby
 
+    started = time.monotonic()
     run = uuid.uuid4().hex[:6]
-    tables = []
+    tables = []  # (game id, [session cookie per seat])
     for t in range(args.tables):
         users = [User.objects.create_user(f"b{run}-{t}-{s}", email=f"b{run}-{t}-{s}@example.com")
-                 for s in range(4)]
+                 for s in range(SEATS)]
         game = lobby.create_table(users[0])
-        for s in range(1, 4):
+        for s in range(1, SEATS):
             lobby.take_seat(game.pk, users[s], s)
         lobby.start_table(game.pk, users[0])
         cookies = []
@@ -71,6 +92,8 @@ def main():
             client.force_login(user)
             cookies.append(client.cookies["sessionid"].value)
         tables.append((game.pk, cookies))
+    connection.close()
+    print(f"set up {len(tables)} tables in {time.monotonic() - started:.1f} s", flush=True)
 
     port = _free_port()
     daphne = subprocess.Popen(
@@ -80,77 +103,153 @@ def main():
     )
     _wait_for(port)
 
-    arrivals = {}  # (game, seq) -> [time a seat got it]
-    lock = threading.Lock()
-    loop = asyncio.new_event_loop()
-    opened = threading.Event()
-    expected = len(tables) * 4
-    open_count = [0]
+    # The client process: every socket, reporting (game, seq, time) per fragments message.
+    ctx = multiprocessing.get_context("spawn")
+    reports, child_end = ctx.Pipe(duplex=False)
+    client = ctx.Process(target=_client_main, args=(port, tables, child_end), daemon=True)
+    client.start()
+    child_end.close()
 
-    async def listen(game_id, cookie):
-        async with websockets.connect(
-            f"ws://127.0.0.1:{port}/ws/games/{game_id}/", max_size=None,
-            additional_headers={"Cookie": f"sessionid={cookie}", "Origin": f"http://127.0.0.1:{port}"},
-        ) as ws:
-            with lock:
-                open_count[0] += 1
-                if open_count[0] == expected:
-                    opened.set()
-            async for payload in ws:
-                now = time.perf_counter()
-                msg = json.loads(payload)
-                if msg.get("type") == "fragments":
-                    with lock:
-                        arrivals.setdefault((game_id, msg["seq"]), []).append(now)
+    arrivals = {}  # (game, seq) -> [arrival time per socket]
+    cond = threading.Condition()
+    status = {"open": 0, "closed": 0}
 
-    async def connect_all():
-        for game_id, cookies in tables:
-            for cookie in cookies:
-                asyncio.ensure_future(listen(game_id, cookie))
+    def read_reports():
+        while True:
+            try:
+                item = reports.recv()
+            except (EOFError, OSError):
+                return
+            with cond:
+                if item[0] == "open":
+                    status["open"] += 1
+                elif item[0] == "closed":
+                    status["closed"] += 1
+                else:
+                    _, game_id, seq, when = item
+                    arrivals.setdefault((game_id, seq), []).append(when)
+                cond.notify_all()
 
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(connect_all(), loop).result(timeout=120)
-    if not opened.wait(60):
-        sys.exit(f"only {open_count[0]} of {expected} sockets opened")
+    threading.Thread(target=read_reports, daemon=True).start()
+    with cond:
+        if not cond.wait_for(lambda: status["open"] == len(tables) * SEATS, timeout=120):
+            sys.exit(f"only {status['open']} of {len(tables) * SEATS} sockets opened")
     time.sleep(0.5)
 
-    latencies = []
-    table_locks = {game_id: threading.Lock() for game_id, _ in tables}
+    rng = random.Random(args.seed)
+    latencies, errors = [], []
+    due = [(time.monotonic() + rng.uniform(0, args.think), game_id, 0) for game_id, _ in tables]
+    heapq.heapify(due)
+    schedule = threading.Condition()
+    pending = [len(tables)]  # tables still playing
+    load_before = os.getloadavg()
 
-    def one_move(i):
-        game_id = tables[i % len(tables)][0]
-        with table_locks[game_id]:  # one move at a time per table, like real players
-            game = Game.objects.select_related("snapshot").get(pk=game_id)
-            if game.status != Game.Status.ACTIVE:
-                return
-            state = services.load_state(game)
-            seat = game.waiting_on[0]
-            action = state.auto_action(seat)
-            start = time.perf_counter()
+    def writer():
+        try:
+            while True:
+                with schedule:
+                    while True:
+                        if pending[0] == 0:
+                            return
+                        if due and due[0][0] <= time.monotonic():
+                            _, game_id, done = heapq.heappop(due)
+                            break
+                        schedule.wait(max(0.001, due[0][0] - time.monotonic()) if due else 0.05)
+                again = one_move(game_id)
+                with schedule:
+                    if again and done + 1 < args.moves_per_table:
+                        think = args.think * rng.uniform(0.5, 1.5)
+                        heapq.heappush(due, (time.monotonic() + think, game_id, done + 1))
+                    else:
+                        pending[0] -= 1
+                    schedule.notify_all()
+        finally:
+            connection.close()
+
+    def one_move(game_id):
+        """True if the table can go on."""
+        game = Game.objects.select_related("snapshot").get(pk=game_id)
+        if game.status != Game.Status.ACTIVE:
+            return False
+        state = services.load_state(game)
+        seat = game.waiting_on[0]
+        action = state.auto_action(seat)
+        start = time.monotonic()
+        try:
             result = services.apply_decision(game_id, seat, action, GameEvent.Actor.PERSON,
                                              idempotency_key=uuid.uuid4().hex)
-            key = (game_id, result.event.seq)
-            deadline = start + 5
-            while time.perf_counter() < deadline:
-                with lock:
-                    got = arrivals.get(key, [])
-                    if len(got) >= 4:
-                        latencies.append((max(got[:4]) - start) * 1000)
-                        return
-                time.sleep(0.0005)
-            print(f"timeout: game {game_id} event {result.event.seq} reached {len(got)} sockets")
+        except Exception as exc:  # counted, not fatal: the figures say how many
+            errors.append(f"game {game_id}: {type(exc).__name__}: {exc}")
+            return True
+        key = (game_id, result.event.seq)
+        with cond:
+            ok = cond.wait_for(lambda: len(arrivals.get(key, ())) >= SEATS, timeout=TIMEOUT)
+            got = arrivals.pop(key, [])
+        if ok:
+            latencies.append((max(got[:SEATS]) - start) * 1000)
+        else:
+            errors.append(f"game {game_id} event {key[1]}: reached {len(got)} of {SEATS} sockets")
+        return True
 
-    with ThreadPoolExecutor(args.writers) as pool:
-        list(pool.map(one_move, range(args.moves)))
+    began = time.monotonic()
+    threads = [threading.Thread(target=writer) for _ in range(args.writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    load_after = os.getloadavg()
+    closed = status["closed"]
     daphne.terminate()
     daphne.wait(10)
+    client.terminate()
+    client.join(5)
+
+    print(f"tables={args.tables} moves/table<={args.moves_per_table} think={args.think}s "
+          f"writers={args.writers} cpus={os.cpu_count()}: {len(latencies)} moves in {elapsed:.1f} s "
+          f"({len(latencies) / elapsed:.1f}/s)")
+    if latencies:
+        latencies.sort()
+        print(f"  median {statistics.median(latencies):.1f} ms, p95 {_pct(latencies, 95):.1f} ms, "
+              f"p99 {_pct(latencies, 99):.1f} ms, max {latencies[-1]:.1f} ms")
+    print(f"  errors: {len(errors)} (sockets closed early: {closed})")
+    for line in errors[:10]:
+        print("   ", line)
+    print("  load average before %.2f %.2f %.2f, after %.2f %.2f %.2f" % (*load_before, *load_after))
     if not latencies:
         sys.exit("no measurements")
-    latencies.sort()
-    p95 = latencies[int(0.95 * (len(latencies) - 1))]
-    print(f"tables={args.tables} moves={len(latencies)} writers={args.writers}: "
-          f"median {statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms")
+
+
+def _pct(values, p):
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+
+
+def _client_main(port, tables, out):
+    """Runs in its own process: one websocket per seat, reporting every fragments message."""
+    import websockets
+
+    async def listen(game_id, cookie):
+        try:
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/games/{game_id}/", max_size=None, open_timeout=60,
+                additional_headers={"Cookie": f"sessionid={cookie}",
+                                    "Origin": f"http://127.0.0.1:{port}"},
+            ) as ws:
+                out.send(("open",))
+                async for payload in ws:
+                    now = time.monotonic()
+                    msg = json.loads(payload)
+                    if msg.get("type") == "fragments":
+                        out.send(("push", game_id, msg["seq"], now))
+        except Exception:
+            pass
+        out.send(("closed",))
+
+    async def run():
+        await asyncio.gather(*(listen(game_id, cookie) for game_id, cookies in tables
+                               for cookie in cookies))
+
+    asyncio.run(run())
 
 
 def _free_port():
