@@ -70,13 +70,29 @@ def codes_in(value):
     return set()
 
 
-def knowable(game, seat):
-    """Every code this seat has been shown: its view now and every event it was sent."""
-    state = services.load_state(game)
-    known = codes_in(state.view(seat))
-    for row in GameEvent.objects.filter(game=game):
-        known |= codes_in(engine.events_for(row.events, seat))
-    return known
+class Knowable:
+    """Every code each seat has been shown: its view now and every event it was sent.
+
+    The events part only grows, so it is kept per seat and extended with the new
+    rows after each move instead of re-reading the whole game for every check;
+    the set is the same as reading everything again.
+    """
+
+    def __init__(self, game, seats):
+        self.game, self.seats = game, seats
+        self.shown = {seat: set() for seat in seats}
+        self.upto = 0
+        self.state = None
+
+    def refresh(self):
+        for row in GameEvent.objects.filter(game=self.game, seq__gt=self.upto).order_by("seq"):
+            for seat in self.seats:
+                self.shown[seat] |= codes_in(engine.events_for(row.events, seat))
+            self.upto = row.seq
+        self.state = services.load_state(self.game)
+
+    def __call__(self, seat):
+        return self.shown[seat] | codes_in(self.state.view(seat))
 
 
 class Recorder:
@@ -111,13 +127,14 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
     leaks = []
 
     known_by = {}
+    knowable = Knowable(game, [None, *range(players)])
 
     def check(seat, html, where):
         if seat not in known_by:
-            known_by[seat] = knowable(game, seat)
+            known_by[seat] = knowable(seat)
         found = cards_in(html)
         if seat is not None:  # the scan does see what is there: the seat's own hand
-            assert set(services.load_state(game).view(seat)["hand"]) <= found
+            assert set(knowable.state.view(seat)["hand"]) <= found
         extra = found - known_by[seat]
         if extra:
             leaks.append((where, seat, sorted(extra)))
@@ -137,6 +154,7 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
             services.apply_decision(game.pk, seat, action, "person", idempotency_key=f"s{step}")
         game.refresh_from_db()
         known_by.clear()
+        knowable.refresh()
         groups = {group for group, _ in recorder.sent}
         # Every seat of a person and the spectators heard of it, each in its own group.
         assert groups == {notify.seat_group(game.pk, s) for s in range(players)} | {
