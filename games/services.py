@@ -14,7 +14,7 @@ from functools import partial
 from django.db import transaction
 from django.utils import timezone
 
-from games import clock, engine, notify
+from games import clock, engine, notify, store
 from games.models import Game, GameEvent, GameSnapshot
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,10 @@ def replay(game):
 
 def pending_seats(state):
     """Seats that have something to decide now, in seat order."""
-    public = state.view(None)
+    return _pending_seats(state, state.view(None))
+
+
+def _pending_seats(state, public):
     candidates = set(public.get("waiting_on") or [])
     if public.get("turn") is not None:
         candidates.add(public["turn"])
@@ -108,20 +111,17 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         # that waited for the lock gets the fresh game row but may get the
         # snapshot as of its statement's start: load_state then applies the
         # events recorded after that snapshot, so the state is still current.
-        game = (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("snapshot")
-            .get(pk=game_id)
-        )
+        # games/store.py: the locking statement (the game row, its snapshot joined), then,
+        # as a statement of its own that runs once the lock is granted, the look-up of
+        # `idempotency_key`: under READ COMMITTED only a new statement sees an event
+        # committed by the lock's last holder (a subquery inside the locking SELECT
+        # would not).
+        game, prior = store.lock_game(game_id, idempotency_key)
         _check_input(game.players, seat, action, actor)
         if user is not None and getattr(user, "is_restricted", False):
             # Issue 7: a banned or suspended account cannot act (its seats went to bots).
             raise DecisionRefused("This account may not play at the moment.")
         if idempotency_key:
-            # A statement of its own, after the lock: under READ COMMITTED only
-            # a new statement sees an event committed by the lock's last holder
-            # (a subquery inside the locking SELECT would not).
-            prior = GameEvent.objects.filter(game_id=game.pk, idempotency_key=idempotency_key).first()
             if prior is not None:
                 if prior.seat != seat or prior.action != action:
                     raise IdempotencyConflict("This submission was already used for another move.")
@@ -176,12 +176,8 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     """
     now = now or timezone.now()
     seq = game.last_seq + 1
-    event = GameEvent.objects.create(
-        game=game, seq=seq, kind=kind, seat=seat, actor=actor, user=user, action=action,
-        events=events, idempotency_key=idempotency_key, created_at=now,
-    )
     public = state.view(None)
-    pending = pending_seats(state)
+    pending = _pending_seats(state, public)
     bot_seats = set(game.bot_seats)
     bots_to_move = [s for s in pending if s in bot_seats]
     columns = {
@@ -197,8 +193,12 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
         columns.update(status=Game.Status.FINISHED, finished_at=now, deadline_at=None,
                        bot_due_at=None, turn=None, waiting_on=[], clocks={}, wake_at=None)
         bots_to_move = []
-    Game.objects.filter(pk=game.pk).update(**columns)
-    GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq, state=state.to_dict(), updated_at=now)
+    # One statement (games/store.py): the event, the game's columns and the snapshot.
+    event = store.append(
+        game, seq=seq, kind=kind, seat=seat, actor=actor, user=user, action=action,
+        events=events, idempotency_key=idempotency_key, now=now, columns=columns,
+        state=state.to_dict(),
+    )
     for name, value in columns.items():
         setattr(game, name, value)
 

@@ -1,11 +1,27 @@
 """Measures apply_decision: ms per applied decision early (move 10) and late (move 2000).
 
-Only the call to apply_decision is timed; choosing the move is not. "core" is
-the transaction (lock, load, engine, append, snapshot, commit); "notify" is
-the after-commit channel-layer send that the same call also pays. Runs
-against whatever DATABASE_URL / REDIS_URL configure.
+Only the call to apply_decision is timed; choosing the move is not. Each call is split in
+three, each with its wall time (perf_counter) and this process's CPU time (process_time):
+
+- "core": the transaction (lock, load, engine, append, snapshot, commit), i.e. the call
+  minus the two after-commit side effects below. This is the figure of issue 4's "Speed".
+- "countdown": the after-commit send of the real-time clock's countdown task
+  (clock._send_countdown, a Celery apply_async). It is paid by the same call, after the
+  commit; it is reported apart, not hidden: "call" is core + countdown + notify.
+- "notify": the after-commit push to the table's sockets (notify.game_changed).
+
+SQL statements are counted for the core (BEGIN and COMMIT included) and for notify apart.
+
+With --floor, every other decision of each window runs with `SET synchronous_commit = off`
+on this benchmark's own database session (and RESET after it): the commit then does not
+wait for the WAL flush, so the difference between the two core medians is the commit's
+flush. This is a measurement device of this command only; the real path never turns it
+off (an applied decision is never lost).
+
+Runs against whatever DATABASE_URL / REDIS_URL / CELERY_BROKER_URL configure.
 """
 
+import os
 import statistics
 import time
 import uuid
@@ -16,7 +32,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games import notify, services
+from games import clock, notify, services
 from games.models import Game
 from lobby import services as lobby
 
@@ -29,9 +45,12 @@ class Command(BaseCommand):
         parser.add_argument("--late", type=int, default=2000)
         parser.add_argument("--samples", type=int, default=100)
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--floor", action="store_true",
+                            help="alternate with synchronous_commit=off (this session only) "
+                                 "to show the commit flush's share")
         parser.add_argument("--keep", action="store_true", help="keep the game afterwards")
 
-    def handle(self, *args, early, late, samples, seed, keep, **options):
+    def handle(self, *args, early, late, samples, seed, floor, keep, **options):
         users = []
         for n in range(4):
             user, _ = User.objects.get_or_create(
@@ -44,19 +63,29 @@ class Command(BaseCommand):
             lobby.take_seat(game.pk, users[n], n)
         lobby.start_table(game.pk, users[0])
 
-        timings = {early: [], late: []}
-        notify_timings = {early: [], late: []}
-        spent_notifying = []
-        real_notify = notify.game_changed
+        # Each after-commit side effect is wrapped to time it (wall and CPU) and count
+        # its statements. services and clock bind the function when the callback is
+        # registered, so replacing the module attribute is enough.
+        spent = {"notify": [0.0, 0.0, 0], "countdown": [0.0, 0.0, 0]}
 
-        def timed_notify(*args):
-            started = time.perf_counter()
-            real_notify(*args)
-            spent_notifying.append(time.perf_counter() - started)
+        def timed(name, real):
+            def wrapper(*args):
+                wall, cpu = time.perf_counter(), time.process_time()
+                statements = len(connection.queries_log)
+                try:
+                    return real(*args)
+                finally:
+                    s = spent[name]
+                    s[0] += time.perf_counter() - wall
+                    s[1] += time.process_time() - cpu
+                    s[2] += len(connection.queries_log) - statements
+            return wrapper
 
-        # services binds the function when the callback is registered.
-        notify.game_changed = timed_notify
-        queries = {}
+        real_notify, real_countdown = notify.game_changed, clock._send_countdown
+        notify.game_changed = timed("notify", real_notify)
+        clock._send_countdown = timed("countdown", real_countdown)
+        # {(window, floor?): {"core": [(wall, cpu)], ..., "core_sql": set(), "notify_sql": set()}}
+        results = {}
         windows = {early: range(early, early + samples), late: range(late, late + samples)}
         move = 1
         try:
@@ -69,39 +98,75 @@ class Command(BaseCommand):
                 seat = game.waiting_on[0]
                 action = state.auto_action(seat)
                 window = next((w for w, moves in windows.items() if move in moves), None)
+                no_flush = floor and window is not None and move % 2 == 1
+                if no_flush:
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET synchronous_commit = off")
+                for s in spent.values():
+                    s[:] = [0.0, 0.0, 0]
                 connection.queries_log.clear()
-                spent_notifying.clear()
                 with CaptureQueriesContext(connection) as captured:
-                    started = time.perf_counter()
+                    wall, cpu = time.perf_counter(), time.process_time()
                     services.apply_decision(game.pk, seat, action, "person",
                                             idempotency_key=uuid.uuid4().hex)
-                    elapsed = time.perf_counter() - started
+                    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                if no_flush:
+                    with connection.cursor() as cursor:
+                        cursor.execute("RESET synchronous_commit")
                 if window is not None:
-                    notified = sum(spent_notifying)
-                    timings[window].append((elapsed - notified) * 1000)
-                    notify_timings[window].append(notified * 1000)
-                    queries.setdefault(window, set()).add(len(captured))
+                    r = results.setdefault((window, no_flush), {
+                        "core": [], "countdown": [], "notify": [], "call": [],
+                        "core_sql": set(), "notify_sql": set(),
+                    })
+                    n, c = spent["notify"], spent["countdown"]
+                    r["call"].append((wall, cpu))
+                    r["notify"].append((n[0], n[1]))
+                    r["countdown"].append((c[0], c[1]))
+                    r["core"].append((wall - n[0] - c[0], cpu - n[1] - c[1]))
+                    r["core_sql"].add(len(captured) - n[2] - c[2])
+                    r["notify_sql"].add(n[2])
                 move += 1
         finally:
-            notify.game_changed = real_notify
+            notify.game_changed, clock._send_countdown = real_notify, real_countdown
             if not keep:
                 Game.objects.filter(pk=game.pk).delete()
 
-        vendor = connection.vendor
         layer = "redis" if settings.REDIS_URL else "in-memory"
+        broker = settings.CELERY_BROKER_URL.split(":", 1)[0]
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        per_point = samples // 2 if floor else samples
         self.stdout.write(
-            f"apply_decision on {vendor} ({layer} channel layer), {samples} decisions per point:"
+            f"apply_decision on {connection.vendor} ({layer} channel layer, Celery broker "
+            f"{broker}), ~{per_point} decisions per line, load average {load}; ms, median/p95:"
         )
-        for at, values in timings.items():
-            if not values:
-                continue
+        for (at, no_flush), r in sorted(results.items()):
+            label = f"move {at}" + (" [synchronous_commit=off, floor only]" if no_flush else "")
             self.stdout.write(
-                f"  from move {at}: core {_summary(values)}; notify {_summary(notify_timings[at])}; "
-                f"SQL statements {sorted(queries[at])}"
+                f"  {label}: core wall {_summary(r['core'], 0)} cpu {_summary(r['core'], 1)}; "
+                f"SQL {sorted(r['core_sql'])}"
             )
+            self.stdout.write(
+                f"      after commit, in the same call: countdown wall {_summary(r['countdown'], 0)} "
+                f"cpu {_summary(r['countdown'], 1)}; notify wall {_summary(r['notify'], 0)} "
+                f"cpu {_summary(r['notify'], 1)}, SQL {sorted(r['notify_sql'])}; "
+                f"whole call wall {_summary(r['call'], 0)}"
+            )
+        if floor:
+            for at in windows:
+                on, off = results.get((at, False)), results.get((at, True))
+                if on and off:
+                    flush = _median(on["core"], 0) - _median(off["core"], 0)
+                    self.stdout.write(
+                        f"  move {at}: the commit's WAL flush is ~{flush:.2f} ms of the "
+                        f"{_median(on['core'], 0):.2f} ms core median"
+                    )
 
 
-def _summary(values):
-    values = sorted(values)
+def _median(pairs, i):
+    return statistics.median(p[i] for p in pairs) * 1000
+
+
+def _summary(pairs, i):
+    values = sorted(p[i] * 1000 for p in pairs)
     p95 = values[max(0, int(len(values) * 0.95) - 1)]
-    return f"median {statistics.median(values):.2f} ms, p95 {p95:.2f} ms"
+    return f"{statistics.median(values):.2f}/{p95:.2f}"
