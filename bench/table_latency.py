@@ -1,9 +1,13 @@
 """Benchmark: a player's action -> every seat's socket has its new fragments.
 
     pip install -e '.[bench]'      # websockets: the benchmark's client, nothing else uses it
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wct_table_bench REDIS_URL=redis://127.0.0.1:6379/5 \\
-        .venv/bin/python -m bench.table_latency --tables 1 --moves-per-table 100 --think 0.5
-    ... --tables 100                 # 10 moves per table, one move every ~3 s at each table
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wct_table_bench \\
+    REDIS_URL='redis://127.0.0.1:6379/5?socket_timeout=30' CELERY_BROKER_URL=redis://127.0.0.1:6379/5 \\
+        .venv/bin/python -m bench.table_latency --tables 1 --moves-per-table 100 --think 0.3
+    ... --tables 100                 # 11 moves per table, one move every ~3 s at each table
+
+(socket_timeout: see docs/table.md; without it idle sockets die after 5 s.)
+BENCH_TRACE=1 prints every move: time to commit and push, then each socket's arrival.
 
 It migrates the database named in DATABASE_URL, starts a Daphne process on
 config.asgi, creates `--tables` started 4-person tables and opens one
@@ -34,6 +38,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -47,7 +52,8 @@ TIMEOUT = 5.0
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=1)
-    parser.add_argument("--moves-per-table", type=int, default=10)
+    parser.add_argument("--moves-per-table", type=int, default=11,
+                        help="the first is a warm-up, reported apart")
     parser.add_argument("--think", type=float, default=3.0,
                         help="mean seconds between two moves at one table (human pace)")
     parser.add_argument("--writers", type=int, default=8, help="threads applying moves")
@@ -96,10 +102,13 @@ def main():
     print(f"set up {len(tables)} tables in {time.monotonic() - started:.1f} s", flush=True)
 
     port = _free_port()
+    # Kept after the run when Daphne wrote anything (closed and removed otherwise, below).
+    daphne_log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+        "w+", prefix="bench-daphne-", suffix=".log", delete=False)
     daphne = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
         cwd=ROOT, env=dict(os.environ, LOG_LEVEL="WARNING"),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=daphne_log,
     )
     _wait_for(port)
 
@@ -125,6 +134,7 @@ def main():
                     status["open"] += 1
                 elif item[0] == "closed":
                     status["closed"] += 1
+                    status.setdefault("why", item[1])
                 else:
                     _, game_id, seq, when = item
                     arrivals.setdefault((game_id, seq), []).append(when)
@@ -132,12 +142,14 @@ def main():
 
     threading.Thread(target=read_reports, daemon=True).start()
     with cond:
-        if not cond.wait_for(lambda: status["open"] == len(tables) * SEATS, timeout=120):
-            sys.exit(f"only {status['open']} of {len(tables) * SEATS} sockets opened")
+        if not cond.wait_for(lambda: status["open"] + status["closed"] == len(tables) * SEATS,
+                             timeout=300) or status["closed"]:
+            sys.exit(f"only {status['open']} of {len(tables) * SEATS} sockets opened "
+                     f"({status['closed']} failed, first: {status.get('why')}; Daphne's log: {daphne_log.name})")
     time.sleep(0.5)
 
     rng = random.Random(args.seed)
-    latencies, errors = [], []
+    latencies, warmups, errors = [], [], []
     due = [(time.monotonic() + rng.uniform(0, args.think), game_id, 0) for game_id, _ in tables]
     heapq.heapify(due)
     schedule = threading.Condition()
@@ -155,7 +167,7 @@ def main():
                             _, game_id, done = heapq.heappop(due)
                             break
                         schedule.wait(max(0.001, due[0][0] - time.monotonic()) if due else 0.05)
-                again = one_move(game_id)
+                again = one_move(game_id, warmup=done == 0)
                 with schedule:
                     if again and done + 1 < args.moves_per_table:
                         think = args.think * rng.uniform(0.5, 1.5)
@@ -166,8 +178,9 @@ def main():
         finally:
             connection.close()
 
-    def one_move(game_id):
-        """True if the table can go on."""
+    def one_move(game_id, warmup=False):
+        """True if the table can go on. A table's first move is a warm-up, reported apart:
+        it pays for this process's first template compile and database connections."""
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         if game.status != Game.Status.ACTIVE:
             return False
@@ -178,15 +191,20 @@ def main():
         try:
             result = services.apply_decision(game_id, seat, action, GameEvent.Actor.PERSON,
                                              idempotency_key=uuid.uuid4().hex)
-        except Exception as exc:  # counted, not fatal: the figures say how many
+        except Exception as exc:  # noqa: BLE001 -- counted, not fatal: the figures say how many
             errors.append(f"game {game_id}: {type(exc).__name__}: {exc}")
             return True
+        applied = time.monotonic()  # the push is in Redis by now (after-commit step done)
         key = (game_id, result.event.seq)
         with cond:
             ok = cond.wait_for(lambda: len(arrivals.get(key, ())) >= SEATS, timeout=TIMEOUT)
             got = arrivals.pop(key, [])
         if ok:
-            latencies.append((max(got[:SEATS]) - start) * 1000)
+            (warmups if warmup else latencies).append((max(got[:SEATS]) - start) * 1000)
+            if os.environ.get("BENCH_TRACE"):
+                print(f"{start - began:8.3f} game {game_id} seq {key[1]}: "
+                      f"applied+pushed {(applied - start) * 1000:.0f}, sockets "
+                      + " ".join(f"{(t - start) * 1000:.0f}" for t in got), flush=True)
         else:
             errors.append(f"game {game_id} event {key[1]}: reached {len(got)} of {SEATS} sockets")
         return True
@@ -204,6 +222,11 @@ def main():
     daphne.wait(10)
     client.terminate()
     client.join(5)
+    daphne_log.close()
+    if os.path.getsize(daphne_log.name) == 0:
+        os.unlink(daphne_log.name)
+    else:
+        print(f"Daphne wrote errors to {daphne_log.name}")
 
     print(f"tables={args.tables} moves/table<={args.moves_per_table} think={args.think}s "
           f"writers={args.writers} cpus={os.cpu_count()}: {len(latencies)} moves in {elapsed:.1f} s "
@@ -212,10 +235,15 @@ def main():
         latencies.sort()
         print(f"  median {statistics.median(latencies):.1f} ms, p95 {_pct(latencies, 95):.1f} ms, "
               f"p99 {_pct(latencies, 99):.1f} ms, max {latencies[-1]:.1f} ms")
-    print(f"  errors: {len(errors)} (sockets closed early: {closed})")
+    if warmups:
+        print(f"  not counted above: each table's first move (warm-up), {len(warmups)} moves, "
+              f"median {statistics.median(warmups):.1f} ms, max {max(warmups):.1f} ms")
+    print(f"  errors: {len(errors)} (sockets closed early: {closed}"
+          f"{', first: ' + status['why'] if closed else ''})")
     for line in errors[:10]:
         print("   ", line)
-    print("  load average before %.2f %.2f %.2f, after %.2f %.2f %.2f" % (*load_before, *load_after))
+    print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
+        *load_before, *load_after))
     if not latencies:
         sys.exit("no measurements")
 
@@ -228,25 +256,31 @@ def _client_main(port, tables, out):
     """Runs in its own process: one websocket per seat, reporting every fragments message."""
     import websockets
 
-    async def listen(game_id, cookie):
+    async def listen(game_id, cookie, opening):
         try:
-            async with websockets.connect(
-                f"ws://127.0.0.1:{port}/ws/games/{game_id}/", max_size=None, open_timeout=60,
-                additional_headers={"Cookie": f"sessionid={cookie}",
-                                    "Origin": f"http://127.0.0.1:{port}"},
-            ) as ws:
+            # A few handshakes at a time: 400 at once overrun Daphne's 5 s connect timeout
+            # on two cores, and pages do not all open in the same instant anyway.
+            async with opening:
+                ws = await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/games/{game_id}/", max_size=None, open_timeout=60,
+                    additional_headers={"Cookie": f"sessionid={cookie}",
+                                        "Origin": f"http://127.0.0.1:{port}"},
+                )
+            async with ws:
                 out.send(("open",))
                 async for payload in ws:
                     now = time.monotonic()
                     msg = json.loads(payload)
                     if msg.get("type") == "fragments":
                         out.send(("push", game_id, msg["seq"], now))
-        except Exception:
-            pass
-        out.send(("closed",))
+        except Exception as exc:  # noqa: BLE001 -- reported to the parent, which counts it
+            out.send(("closed", f"{type(exc).__name__}: {exc}"))
+            return
+        out.send(("closed", "closed by the server"))
 
     async def run():
-        await asyncio.gather(*(listen(game_id, cookie) for game_id, cookies in tables
+        opening = asyncio.Semaphore(8)
+        await asyncio.gather(*(listen(game_id, cookie, opening) for game_id, cookies in tables
                                for cookie in cookies))
 
     asyncio.run(run())

@@ -14,8 +14,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
@@ -56,7 +56,7 @@ def card_face(code):
     return dict(_card_face(code))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _card_face(code):
     color = CARD_COLOR[code]
     if color is None:
