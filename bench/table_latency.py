@@ -29,6 +29,7 @@ machine change the figures.
 
 import argparse
 import asyncio
+import atexit
 import heapq
 import json
 import multiprocessing
@@ -110,6 +111,8 @@ def main():
         cwd=ROOT, env=dict(os.environ, LOG_LEVEL="WARNING"),
         stdout=subprocess.DEVNULL, stderr=daphne_log,
     )
+    # Never leave Daphne behind, whichever way this process ends.
+    atexit.register(lambda: daphne.poll() is None and daphne.terminate())
     _wait_for(port)
 
     # The client process: every socket, reporting (game, seq, time) per fragments message.
