@@ -121,7 +121,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # channels-redis waits up to 5 s for a message while redis-py's own read timeout
+            # is 5 s too: an idle Daphne then drops sockets with "Timeout reading".
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
         }
     }
     CACHES = {
