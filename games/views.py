@@ -208,6 +208,16 @@ def _seat_position(number, me, players):
     return round(50 + 44 * math.cos(angle), 2), round(50 + 41 * math.sin(angle), 2)
 
 
+def _stand_in_note(game, seat):
+    """How the screen says that a bot plays for a person (docs/clocks.md, stand_ins)."""
+    stand_in = (game.stand_ins or {}).get(str(seat))
+    if not stand_in:
+        return ""
+    if stand_in.get("reason") == "timeouts":
+        return " (a bot plays for them: three time-outs)"
+    return " (a bot plays while they are away)"
+
+
 def table_context(game, seat, *, state=None, rows=None, seats=None):
     """Everything the table template needs for `seat` (None: a spectator).
 
@@ -224,7 +234,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         seats = list(game.seats.select_related("user"))
     # Bots are told apart by seat: three "Bot (Easy)" would make the log unreadable.
     names = {
-        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot else s.label()
+        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot
+        else s.label() + _stand_in_note(game, s.number)
         for s in seats
     }
     bots = {s.number for s in seats if s.is_bot}
