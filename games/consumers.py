@@ -10,7 +10,7 @@ through services.apply_decision like a form post.
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from games import notify, services
+from games import notify, services, spectators
 from games.models import Game, GameEvent
 
 try:  # issue 6 adds presence; the socket works the same without it
@@ -67,6 +67,8 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         if presence is not None and self.seat is not None:
             await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
+        if self.seat is None:
+            await database_sync_to_async(spectators.joined)(self.game_id)
         # The page compares this with the number it shows and resyncs over HTTP if
         # anything happened between its rendering and this connection.
         await self.send_json({"type": "hello", "seq": last_seq, "seat": self.seat})
@@ -80,6 +82,8 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(notify.user_group(user.pk), self.channel_name)
         if presence is not None and self.seat is not None:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
+        if self.seat is None:
+            await database_sync_to_async(spectators.left)(self.game_id)
 
     async def receive_json(self, content, **kwargs):
         kind = content.get("type") if isinstance(content, dict) else None

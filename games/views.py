@@ -20,7 +20,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from games import engine, services
+from games import engine, services, spectators
 from games.engine.cards import COLOR as CARD_COLOR
 from games.engine.cards import KIND as CARD_KIND
 from games.models import TEAM_SHAPES, Game, GameEvent
@@ -380,6 +380,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "color_name": COLOR_NAMES.get(view.get("color")),
         "color_symbol": SYMBOLS.get(view.get("color")),
         "deadline": game.deadline_at if show_deadline else None,
+        "watching": spectators.count(game.pk) if game.spectators else None,
         "deadline_mine": show_deadline and seat in waiting,
         "result": result,
         "result_rows": result_rows,
