@@ -28,7 +28,7 @@ from games.models import TEAM_SHAPES, Game, GameEvent
 LOG_LENGTH = 40
 COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
 SYMBOLS = {"R": "flame", "Y": "sun", "G": "leaf", "B": "wave"}
-ACTION_MARKS = {"S": "⦸", "R": "⇄", "D2": "+2"}
+ACTION_MARKS = {"S": "⊘", "R": "⇄", "D2": "+2"}
 # Which template partials make up the live part of the page, in the order they are sent.
 FRAGMENTS = ("status", "seats", "hand", "result", "log", "announce")
 
