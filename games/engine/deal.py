@@ -45,11 +45,19 @@ class Dealing:
         self.draw = deck
         self.discard = set_aside + [c]
         self.color = COLOR[c]
-        self.direction = 1
-        self.turn = None
+        self._reset_round()
         self.stage = SETUP
         self.pending = PICK_SETUP
         self.pickers = sorted(seats)
+        ev.extend(self._deal_events())
+
+    def _reset_round(self):
+        """What every round starts without: no turn, no choice pending, nothing traded."""
+        n = self.n
+        self.direction = 1
+        self.turn = None
+        self.pending = None
+        self.pickers = []
         self.picks = [None] * n
         self.give_seat = None
         self.give_count = 0
@@ -61,7 +69,6 @@ class Dealing:
         self.reshuffles = 0
         self.received = [[] for _ in range(n)]
         self.gave = [[] for _ in range(n)]
-        ev.extend(self._deal_events())
 
     def _deal_events(self):
         first = self._first_player()

@@ -65,26 +65,12 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         self.draw = []  # top of the pile is the END of the list
         self.discard = []  # top is the end
         self.color = None
-        self.direction = 1
-        self.turn = None
         self.scores = [0] * self.half
         self.departed = [False] * self.half
         self.left = []  # teams in the order they left
         self.last_points = [0] * self.half
         self.stage = PLAY
-        self.pending = None
-        self.pickers = []
-        self.picks = [None] * n
-        self.give_seat = None
-        self.give_count = 0
-        self.give_reason = None
-        self.forced = None
-        self.penalty = 0
-        self.ops = []
-        self.passes = 0
-        self.reshuffles = 0
-        self.received = [[] for _ in range(n)]
-        self.gave = [[] for _ in range(n)]
+        self._reset_round()
         self.round_over = None
         self.last_round = None
         self.game_over = None
