@@ -7,14 +7,15 @@ game row's lock, and leave side effects (socket notifications, bot moves) to
 run after commit.
 """
 
+import functools
 import logging
 from dataclasses import dataclass
 from functools import partial
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from games import clock, engine, notify, store
+from games import clock, engine, faults, notify, store
 from games.models import Game, GameEvent, GameSnapshot
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,32 @@ class StaleDecision(DecisionRefused):
 
 class IdempotencyConflict(DecisionRefused):
     pass
+
+
+class DecisionNotSaved(DecisionRefused):
+    """The database connection failed during the decision: PostgreSQL rolled the whole
+    transaction back, so nothing of it is stored. Retrying with the same idempotency key is
+    safe (had the loss come during COMMIT and the commit gone through, the retry returns
+    the first result)."""
+
+
+NOT_SAVED = ("The server lost its connection to the game's database, so your move was not "
+             "saved. Nothing changed: please try again.")
+
+
+def _refused_on_database_loss(function):
+    """A lost or failed database connection becomes a DecisionNotSaved with a message fit to
+    show (tests/faults/test_database_lost.py), instead of a server error."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (OperationalError, InterfaceError) as exc:
+            log.warning("decision not saved, database error: %s", exc)
+            raise DecisionNotSaved(NOT_SAVED) from exc
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -91,6 +118,7 @@ def _check_input(game_seat_count, seat, action, actor):
         raise IllegalDecision("That is not a move: an action needs a type.")
 
 
+@_refused_on_database_loss
 def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=None,
                    expected_seq=None):
     """Applies one decision of `seat` and returns a DecisionResult.
@@ -139,6 +167,8 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
             game, state, kind=action["type"], seat=seat, actor=actor, user=user,
             action=action, events=events, idempotency_key=idempotency_key,
         )
+        faults.point("decision.written", actor)  # inert unless WCT_FAULT is set
+    faults.point("decision.committed", actor)
     return DecisionResult(event, replayed=False)
 
 
