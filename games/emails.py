@@ -16,6 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from games import faults
 from games.models import EmailOutbox, Game, Seat
 
 log = logging.getLogger(__name__)
@@ -73,13 +74,20 @@ def _why_not(row, game, user):
     return ""
 
 
+SENDING = "sending"  # `skipped` while a row is being sent (left so if the sender died)
+
+
 def deliver_outbox(game_id=None, created_before=None, limit=100):
     """Sends unsent outbox rows (of one game, or every game); returns how many went out.
 
-    Each row is locked (skip_locked) and re-checked as unsent in its own
-    transaction, then sent and marked: a second sender skips a row being sent
-    and finds a sent row marked. The game row is not locked: sending never
-    holds up a move.
+    At most once per row, even if the process dies half way: each row is first claimed
+    in a transaction of its own (locked with skip_locked, re-checked as unsent, then
+    `sent_at` set and `skipped = "sending"`, committed), and only then sent; once the SMTP
+    server has taken it, `skipped` is cleared. A sender that dies after the claim leaves
+    the row claimed, never to be sent again ("sending": it may or may not have gone out);
+    one that dies before the claim commits leaves it unsent for the sweep's retry. An SMTP
+    error (refused, unreachable) gives the row back to the retry and stops this round.
+    The game row is not locked: sending never holds up a move.
     """
     rows = EmailOutbox.objects.filter(sent_at__isnull=True)
     if game_id is not None:
@@ -97,11 +105,20 @@ def deliver_outbox(game_id=None, created_before=None, limit=100):
             seat = Seat.objects.select_related("user").filter(
                 game_id=row.game_id, number=row.seat).first()
             user = seat.user if seat else None
-            row.skipped = _why_not(row, game, user)
-            if not row.skipped:
-                due = datetime.fromisoformat(game.clocks[str(row.seat)]["due"])
-                SENDERS[row.kind](user, game, due)
-                sent += 1
+            row.skipped = _why_not(row, game, user) or SENDING
             row.sent_at = timezone.now()
             row.save(update_fields=["sent_at", "skipped"])
+        if row.skipped != SENDING:
+            continue
+        faults.point("email.claimed", row.kind)  # inert unless WCT_FAULT is set
+        due = datetime.fromisoformat(game.clocks[str(row.seat)]["due"])
+        try:
+            SENDERS[row.kind](user, game, due)
+        except Exception:
+            EmailOutbox.objects.filter(pk=pk).update(sent_at=None, skipped="")
+            log.exception("could not send outbox row %s; left for the retry", pk)
+            break
+        faults.point("email.sent", row.kind)
+        EmailOutbox.objects.filter(pk=pk).update(skipped="")
+        sent += 1
     return sent

@@ -19,13 +19,15 @@ def _all_events(game_id):
     return history
 
 
-@shared_task(ignore_result=True)
-def play_bot(game_id, seat, seq):
+@shared_task(bind=True, ignore_result=True, max_retries=5)
+def play_bot(self, game_id, seat, seq):
     """Makes bot `seat`'s decision in the position after event `seq`.
 
     Safe to run twice or late: the idempotency key is tied to (seat, seq), and
     `expected_seq` drops a move computed for a position that has moved on (the
-    event that moved it on scheduled its own bot moves).
+    event that moved it on scheduled its own bot moves). That is what makes a
+    redelivered task harmless: a worker killed after the commit but before the
+    broker's ack runs it again, and it finds the position gone (docs/deploy.md).
     """
     game = Game.objects.filter(pk=game_id).select_related("snapshot").first()
     if game is None or game.status != Game.Status.ACTIVE or game.last_seq != seq:
@@ -55,6 +57,10 @@ def play_bot(game_id, seat, seq):
         )
     except services.StaleDecision:
         return "stale"
+    except services.DecisionNotSaved as exc:
+        # The database connection was lost mid-move; nothing was stored. Try again soon
+        # (and the beat's wake_stalled_bots sweep re-sends it if every retry fails).
+        raise self.retry(exc=exc, countdown=1)
     except services.IllegalDecision as exc:
         # A bot must only make legal moves; record loudly and let the sweep retry.
         log.error("bot %s at seat %s of game %s chose an illegal move: %s",
