@@ -28,6 +28,7 @@
     const selected = pressedCodes();
     const open = Array.from(document.querySelectorAll(".colour-choice:not([hidden]), #concede-confirm:not([hidden])"), (p) => p.id);
     htmx.swap(document.body, html, { swapStyle: "none" });
+    fillCsrf();
     seq = Math.max(seq, newSeq);
     page.dataset.seq = String(seq);
     restorePressed(selected);
@@ -40,6 +41,21 @@
       if (opener) opener.setAttribute("aria-expanded", "true");
     });
     tick();
+  }
+
+  // Pushed fragments are rendered without a request, so their forms hold no CSRF token:
+  // htmx sends it as a header (<body hx-headers>), and this puts it in every form too, so
+  // that a plain submit of a pushed form is not refused (docs/security.md).
+  function fillCsrf() {
+    let token = null;
+    try { token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"]; } catch (err) { return; }
+    if (!token) return;
+    document.querySelectorAll("form[method=post]").forEach((f) => {
+      if (f.querySelector("input[name=csrfmiddlewaretoken]")) return;
+      const input = document.createElement("input");
+      input.type = "hidden"; input.name = "csrfmiddlewaretoken"; input.value = token;
+      f.prepend(input);
+    });
   }
 
   function resync() {
@@ -100,7 +116,11 @@
     if (!xhr) return;
     const html = xhr.responseText || "";
     e.detail.shouldSwap = false;
-    if (e.detail.isError) return;
+    if (e.detail.isError) {
+      // A refused move answers 4xx with the table's fragments, the reason in the status bar.
+      if (!/data-seq="/.test(html)) return;
+      e.detail.isError = false;
+    }
     apply(html, seqOf(html));
   });
   document.body.addEventListener("htmx:afterSwap", () => {
