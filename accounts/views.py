@@ -16,7 +16,17 @@ TOO_MANY_LOGINS = "Too many log-in attempts. Please wait a few minutes and try a
 TOO_MANY_SIGNUPS = "Too many sign-ups from your address. Please try again later."
 
 
-class LoginView(auth_views.LoginView):
+class RefuseInvalidForm:
+    """A form sent back with its errors answers 400, not 200 (docs/security.md): the
+    page still shows every message, and a client (or a test) can tell it was refused."""
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response
+
+
+class LoginView(RefuseInvalidForm, auth_views.LoginView):
     """Django's log-in, refusing further attempts once a user or address fails too often."""
 
     form_class = LoginForm
@@ -65,8 +75,8 @@ def signup(request):
                 request, f"Welcome, {user.name}! We sent a confirmation link to {user.email}."
             )
             return redirect(settings.LOGIN_REDIRECT_URL)
-    else:
-        form = SignUpForm()
+        return render(request, "accounts/signup.html", {"form": form}, status=400)
+    form = SignUpForm()
     return render(request, "accounts/signup.html", {"form": form})
 
 
@@ -106,19 +116,36 @@ def profile(request):
                 messages.info(request, f"Please confirm {user.email}: we sent you a link.")
             messages.success(request, "Your profile is saved.")
             return redirect("accounts:profile")
+        return render(request, "accounts/profile.html", {"form": form}, status=400)
     else:
         form = ProfileForm(instance=user)
     return render(request, "accounts/profile.html", {"form": form})
 
 
-password_change = auth_views.PasswordChangeView.as_view(
+class PasswordChangeView(RefuseInvalidForm, auth_views.PasswordChangeView):
+    pass
+
+
+class PasswordResetView(RefuseInvalidForm, auth_views.PasswordResetView):
+    pass
+
+
+class PasswordResetConfirmView(RefuseInvalidForm, auth_views.PasswordResetConfirmView):
+    def dispatch(self, *args, **kwargs):
+        response = super().dispatch(*args, **kwargs)
+        if not self.validlink and response.status_code == 200:
+            response.status_code = 400  # the page says the link is not valid
+        return response
+
+
+password_change = PasswordChangeView.as_view(
     template_name="accounts/password_change.html",
     success_url=reverse_lazy("accounts:password_change_done"),
 )
 password_change_done = auth_views.PasswordChangeDoneView.as_view(
     template_name="accounts/password_change_done.html"
 )
-password_reset = auth_views.PasswordResetView.as_view(
+password_reset = PasswordResetView.as_view(
     template_name="accounts/password_reset.html",
     subject_template_name="emails/password_reset_subject.txt",
     email_template_name="emails/password_reset_body.txt",
@@ -128,7 +155,7 @@ password_reset = auth_views.PasswordResetView.as_view(
 password_reset_done = auth_views.PasswordResetDoneView.as_view(
     template_name="accounts/password_reset_done.html"
 )
-password_reset_confirm = auth_views.PasswordResetConfirmView.as_view(
+password_reset_confirm = PasswordResetConfirmView.as_view(
     template_name="accounts/password_reset_confirm.html",
     success_url=reverse_lazy("accounts:password_reset_complete"),
 )

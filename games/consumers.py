@@ -12,12 +12,15 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from games import notify, services, spectators
 from games.models import Game, GameEvent
+from games.views import clean_action
 
 try:  # issue 6 adds presence; the socket works the same without it
     from games import presence
 except ImportError:  # pragma: no cover
     presence = None
 
+# The longest message a page sends is a move: a few hundred characters.
+MAX_MESSAGE = 16 * 1024
 CLOSE_FORBIDDEN = 4403
 CLOSE_LOGGED_OUT = 4401
 
@@ -85,6 +88,22 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         if self.seat is None:
             await database_sync_to_async(spectators.left)(self.game_id)
 
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """Every frame gets an answer: one that is not a JSON message gets an error frame
+        instead of ending the socket with a server error (docs/security.md)."""
+        if text_data is None:
+            await self.error("This table only understands text messages.")
+            return
+        if len(text_data) > MAX_MESSAGE:
+            await self.error("That message is too long.")
+            return
+        try:
+            content = await self.decode_json(text_data)
+        except ValueError:
+            await self.error("That message is not JSON.")
+            return
+        await self.receive_json(content, **kwargs)
+
     async def receive_json(self, content, **kwargs):
         kind = content.get("type") if isinstance(content, dict) else None
         if kind == "sync":
@@ -101,8 +120,12 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await self.error("You can only make moves for your own seat.")
             return
         action, key = content.get("action"), content.get("key")
-        if not isinstance(key, str) or not 0 < len(key) <= 40:
+        if not isinstance(key, str) or not 0 < len(key) <= 40 or not key.isprintable():
             await self.error("Every move needs its key (up to 40 characters).")
+            return
+        action = clean_action(action)
+        if action is None:
+            await self.error("That is not a move.", key=key)
             return
         try:
             seq = await database_sync_to_async(_decide)(

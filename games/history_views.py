@@ -175,6 +175,8 @@ def report(request, game_id):
                     Game.Status.OPEN: "lobby:table", Game.Status.ACTIVE: "games:play",
                 }.get(game.status, "history:replay"), args=[game.pk])
             return redirect(back)
+        return render(request, "moderation/report.html",
+                      {"game": game, "form": form, "next": request.POST.get("next", "")}, status=400)
     else:
         form = ReportForm(game=game, reporter=request.user,
                           initial={"reported": _int(request.GET.get("player"))})

@@ -418,8 +418,45 @@ def play(request, game_id):
     return render(request, "games/table.html", context)
 
 
+ACTION_KEYS = {"type", "card", "color", "cards"}
+MAX_GIVE = 120  # more cards than any hand can hold
+
+
+def _code(value):
+    return isinstance(value, str) and 0 < len(value) <= 8 and value.isalnum() and value.isascii()
+
+
+def clean_action(action):
+    """`action` if it has the shape of an engine action (ENGINE_CONTRACT.md), else None.
+
+    The engine ignores keys it does not know and the event row keeps the action as
+    sent, so a form or a socket message could otherwise store anything (a megabyte, a
+    NUL that PostgreSQL's jsonb refuses) in the game's log. Whether the move is legal
+    is still the engine's to say.
+    """
+    if not isinstance(action, dict) or not set(action) <= ACTION_KEYS:
+        return None
+    kind = action.get("type")
+    if not (isinstance(kind, str) and 0 < len(kind) <= 20 and kind.replace("_", "").isalpha()
+            and kind.isascii()):
+        return None
+    if "card" in action and action["card"] is not None and not _code(action["card"]):
+        return None
+    if "color" in action and not _code(action["color"]):
+        return None
+    if "cards" in action:
+        cards = action["cards"]
+        if not isinstance(cards, list) or len(cards) > MAX_GIVE or not all(map(_code, cards)):
+            return None
+    return action
+
+
 def _parse_action(post):
     """The engine action a form describes, or None."""
+    return clean_action(_form_action(post))
+
+
+def _form_action(post):
     if "give" in post:
         return {"type": "give", "cards": post.getlist("cards")}
     if "pick" in post:
@@ -445,6 +482,16 @@ def _parse_action(post):
     return None
 
 
+# How a refused move is answered (docs/security.md): a bad move is the sender's fault (400);
+# a move the game's state no longer allows is a conflict (409); anything else is refused (403).
+REFUSED_STATUS = {
+    services.IllegalDecision: 400,
+    services.GameNotActive: 409,
+    services.StaleDecision: 409,
+    services.IdempotencyConflict: 409,
+}
+
+
 @login_required
 @require_POST
 def act(request, game_id):
@@ -453,21 +500,27 @@ def act(request, game_id):
         raise PermissionDenied("Spectators cannot play.")
     action = _parse_action(request.POST)
     key = (request.POST.get("key") or "")[:40] or None
-    error = None
+    error, status = None, 200
     try:
         if action is None:
             raise services.IllegalDecision("That is not a move.")
+        if key is not None and not key.isprintable():
+            raise services.IllegalDecision("That form is damaged; reload the page.")
         services.apply_decision(
             game.pk, seat, action, GameEvent.Actor.PERSON, user=request.user,
             idempotency_key=key and f"u{request.user.pk}-{key}",
         )
     except services.DecisionRefused as exc:
         error = str(exc)
-        if not request.htmx:
-            messages.error(request, error)
-    if not request.htmx:
+        status = REFUSED_STATUS.get(type(exc), 403)
+    if not request.htmx and error is None:
         return redirect("games:play", game_id=game.pk)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     context = table_context(game, seat)
-    context["error"] = error
-    return render(request, "games/table.html#fragments", context)
+    if request.htmx:
+        # The fragments, with the reason in the status bar; table.js shows a refused
+        # answer's fragments too.
+        context["error"] = error
+        return render(request, "games/table.html#fragments", context, status=status)
+    messages.error(request, error)
+    return render(request, "games/table.html", context, status=status)

@@ -9,7 +9,11 @@ from games.models import Game, Seat
 
 
 class LobbyError(Exception):
-    """A refused lobby action; the message is fit to show."""
+    """A refused lobby action; the message is fit to show, `status` the HTTP answer."""
+
+    def __init__(self, message, status=409):
+        super().__init__(message)
+        self.status = status
 
 
 def create_table(host, **options):
@@ -30,14 +34,14 @@ def _lock_open_table(game_id):
 
 def _require_host(game, user):
     if game.host_id != user.pk:
-        raise LobbyError("Only the host can do that.")
+        raise LobbyError("Only the host can do that.", status=403)
 
 
 def _seat(game, number):
     try:
         return game.seats.get(number=number)
     except Seat.DoesNotExist:
-        raise LobbyError("There is no such seat at this table.") from None
+        raise LobbyError("There is no such seat at this table.", status=404) from None
 
 
 def take_seat(game_id, user, number):
@@ -75,7 +79,7 @@ def leave_table(game_id, user):
 
 def add_bot(game_id, user, number, level):
     if level not in Seat.BotLevel.values:
-        raise LobbyError("Pick a bot level: Easy, Normal or Hard.")
+        raise LobbyError("Pick a bot level: Easy, Normal or Hard.", status=400)
     with transaction.atomic():
         game = _lock_open_table(game_id)
         _require_host(game, user)

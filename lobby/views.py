@@ -59,35 +59,48 @@ def create(request):
         if form.is_valid():
             game = services.create_table(request.user, **form.table_options())
             return redirect("lobby:table", game_id=game.pk)
-    else:
-        form = TableForm()
+        return render(request, "lobby/create.html", {"form": form}, status=400)
+    form = TableForm()
     return render(request, "lobby/create.html", {"form": form})
+
+
+def _table_context(request, game, seats):
+    return {
+        "game": game,
+        "seats": seats,
+        "my_seat": next(
+            (s for s in seats if request.user.is_authenticated and s.user_id == request.user.pk),
+            None,
+        ),
+        "is_host": request.user.is_authenticated and game.host_id == request.user.pk,
+        "full": all(not s.is_empty for s in seats),
+        "bot_form": BotForm(),
+        "invite_url": request.build_absolute_uri(reverse("lobby:invite", args=[game.invite_token])),
+    }
 
 
 def table(request, game_id):
     game = _get_table_for_user(request, game_id)
     seats = list(game.seats.select_related("user"))
-    my_seat = next(
-        (s for s in seats if request.user.is_authenticated and s.user_id == request.user.pk), None
-    )
-    if game.status == Game.Status.ACTIVE and (my_seat is not None or game.spectators):
+    context = _table_context(request, game, seats)
+    if game.status == Game.Status.ACTIVE and (context["my_seat"] is not None or game.spectators):
         url = reverse("games:play", args=[game.pk])
         if request.htmx:
             response = HttpResponse(status=204)
             response["HX-Redirect"] = url
             return response
         return redirect(url)
-    context = {
-        "game": game,
-        "seats": seats,
-        "my_seat": my_seat,
-        "is_host": request.user.is_authenticated and game.host_id == request.user.pk,
-        "full": all(not s.is_empty for s in seats),
-        "bot_form": BotForm(),
-        "invite_url": request.build_absolute_uri(reverse("lobby:invite", args=[game.invite_token])),
-    }
     template = "lobby/table.html#seats" if request.htmx else "lobby/table.html"
     return render(request, template, context)
+
+
+def _refuse(request, game_id, exc):
+    """A refused seat action: the table page with the reason, answered with a 4xx
+    (docs/security.md), so that nothing looks like it worked."""
+    messages.error(request, str(exc))
+    game = Game.objects.get(pk=game_id)
+    context = _table_context(request, game, list(game.seats.select_related("user")))
+    return render(request, "lobby/table.html", context, status=exc.status)
 
 
 def invite(request, token):
@@ -103,8 +116,7 @@ def _run(request, game_id, action, *args, success=None, success_url=None):
     try:
         action(game_id, request.user, *args)
     except services.LobbyError as exc:
-        messages.error(request, str(exc))
-        return redirect("lobby:table", game_id=game_id)
+        return _refuse(request, game_id, exc)
     if success:
         messages.success(request, success)
     return redirect(success_url or reverse("lobby:table", args=[game_id]))
@@ -148,6 +160,5 @@ def start(request, game_id):
     try:
         services.start_table(game_id, request.user)
     except services.LobbyError as exc:
-        messages.error(request, str(exc))
-        return redirect("lobby:table", game_id=game_id)
+        return _refuse(request, game_id, exc)
     return redirect("games:play", game_id=game_id)

@@ -23,7 +23,7 @@ def test_a_player_logs_in_and_out(client, ana):
 def test_a_wrong_password_does_not_log_in(client, ana):
     response = log_in(client, "ana", "nope")
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "_auth_user_id" not in client.session
 
 

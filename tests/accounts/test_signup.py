@@ -47,7 +47,7 @@ def test_it_applies_the_password_validators(client, password, message):
         reverse("accounts:signup"), signup_data(password1=password, password2=password)
     )
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert message in response.content.decode()
     assert not User.objects.filter(username="newbie").exists()
 
@@ -62,7 +62,7 @@ def test_it_refuses_an_email_address_already_in_use(client, ana):
 def test_it_refuses_mismatched_passwords(client):
     response = client.post(reverse("accounts:signup"), signup_data(password2=PASSWORD + "x"))
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert not User.objects.filter(username="newbie").exists()
 
 

@@ -112,7 +112,7 @@ def test_an_illegal_move_shows_the_engines_message_and_changes_nothing(client, f
                            {"action": json.dumps({"type": "draw"}), "key": "x"},
                            headers={"HX-Request": "true"})
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert 'role="alert"' in response.content.decode()
     assert GameEvent.objects.filter(game=game).count() == 1
 
@@ -124,7 +124,7 @@ def test_garbage_posts_are_refused_politely(client, four, payload):
 
     response = client.post(reverse("games:act", args=[game.pk]), payload, follow=True)
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "That is not a move." in response.content.decode()
     assert GameEvent.objects.filter(game=game).count() == 1
 

@@ -82,7 +82,7 @@ def test_options_outside_the_rule_book_are_refused(client, ana, overrides):
 
     response = client.post(reverse("lobby:create"), table_data(**overrides))
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert not Game.objects.exists()
 
 

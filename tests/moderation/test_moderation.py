@@ -167,7 +167,7 @@ def test_lifting_a_ban_is_audited_too(ana, mod):
 def test_a_banned_user_cannot_log_in(client, ana, mod):
     moderation.ban(ana, mod, "cheating")
     response = client.post(reverse("accounts:login"), {"username": "ana", "password": PASSWORD})
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "_auth_user_id" not in client.session
 
 
