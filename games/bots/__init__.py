@@ -11,7 +11,7 @@ import random
 
 from .memory import SeatMemory
 from .policies import easy_action, normal_action, random_action
-from .search import Budget, hard_turn, oracle_turn
+from .search import Budget, hard_decide, oracle_decide_search, searchable
 
 LEVELS = ("random", "easy", "normal", "hard")
 # What the site uses for Hard: a fixed rollout count, so a replay with the same seed makes
@@ -37,19 +37,21 @@ def decide(level, view, legal_actions, history, rng, *, budget=None):
     if level not in ("normal", "hard"):
         raise ValueError(f"unknown bot level {level!r}")
     memory = SeatMemory.build(view, history)
-    if level == "hard" and view.get("decision") in ("turn", "penalty") and len(legal_actions) > 1:
-        return hard_turn(view, legal_actions, rng, memory, budget or SITE_BUDGET)
+    if level == "hard" and searchable(view, legal_actions):
+        return hard_decide(view, legal_actions, history, rng, memory, budget or SITE_BUDGET)
     return normal_action(view, legal_actions, rng, memory)
 
 
-def oracle_decide(game, seat, rng, *, budget=None):
-    """Benchmark only, never used by the site: Hard's search run on the real game."""
+def oracle_decide(game, seat, rng, *, budget=None, history=None):
+    """Benchmark only, never used by the site: Hard's search run on the real game (every
+    hand seen, the draw order not: see search.oracle_decide_search). `history`, the seat's
+    events, gives it the same memory Hard has for Normal's default move."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
-    if view.get("decision") in ("turn", "penalty") and len(legal) > 1:
-        return oracle_turn(game, seat, rng, budget or SITE_BUDGET)
-    history = []  # the oracle's non-turn choices are Normal's, which needs no history here
-    return decide("normal", view, legal, history, rng)
+    memory = SeatMemory.build(view, history or [])
+    if searchable(view, legal):
+        return oracle_decide_search(game, seat, rng, budget or SITE_BUDGET, memory)
+    return normal_action(view, legal, rng, memory)
 
 
 def choose_action(level, view, legal_actions, history, seed):

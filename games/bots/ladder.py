@@ -51,7 +51,7 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
         level = levels[seat % half]
         t0 = time.perf_counter()
         if level == "oracle":
-            a = oracle_decide(g, seat, rngs[seat], budget=budget)
+            a = oracle_decide(g, seat, rngs[seat], budget=budget, history=hist[seat])
         else:
             a = decide(level, g.view(seat), g.legal_actions(seat), hist[seat], rngs[seat],
                        budget=budget)

@@ -245,23 +245,33 @@ def normal_turn(ctx, legal):
     return {"type": "play", "card": card}
 
 
-def normal_pick(ctx, cards):
-    """The card to hand the partner in the setup pass or a symbol swap: one of a colour the
-    partner is known to collect, else one of our own strongest colour (measured: handing
-    over the loneliest colour loses to a random pick); a Wild only when the partner is about
-    to go out."""
+def pick_scores(ctx, cards):
+    """Normal's score for handing the partner each card in the setup pass or a symbol swap
+    (higher is better)."""
     partner = (ctx.seat + ctx.half) % ctx.n
     psize = ctx.sizes[partner]
     counts = _counts(ctx.hand)
-    best, best_s = None, None
+    scores = {}
     for c in cards:
         if c in IS_WILD:
             s = 100.0 if 0 < psize <= 2 else -100.0
         else:
             col = COLOR[c]
             s = 10.0 * max(ctx.pref[col], 0.0) + counts[col] - 0.01 * POINTS[c]
-        if best_s is None or s > best_s:
-            best, best_s = c, s
+        scores[c] = s
+    return scores
+
+
+def normal_pick(ctx, cards):
+    """The card to hand the partner in the setup pass or a symbol swap: one of a colour the
+    partner is known to collect, else one of our own strongest colour (measured: handing
+    over the loneliest colour loses to a random pick); a Wild only when the partner is about
+    to go out."""
+    sc = pick_scores(ctx, cards)
+    best = None
+    for c in cards:  # the first of equals, in the order given
+        if best is None or sc[c] > sc[best]:
+            best = c
     return best
 
 

@@ -16,9 +16,20 @@ import math
 import time
 
 from games.engine import Game
-from games.engine.cards import COLOR, IS_WILD
+import random
 
-from .policies import Ctx, card_scores, normal_turn, policy_for_game, wild_color
+from games.engine.cards import COLOR, IS_WILD, POINTS
+
+from .policies import (
+    Ctx,
+    card_scores,
+    normal_give,
+    normal_pick,
+    normal_turn,
+    pick_scores,
+    policy_for_game,
+    wild_color,
+)
 
 MAX_CANDIDATES = 6
 HORIZON = 60
@@ -76,6 +87,78 @@ def candidates(ctx, legal):
         else:
             out.append({"type": "play", "card": c})
     return out[:MAX_CANDIDATES]
+
+
+def pick_candidates(ctx, legal):
+    """Setup pass or symbol swap: Normal's pick first, then the next best cards by Normal's
+    score, one of each distinct card, at most MAX_CANDIDATES."""
+    cards = [a["card"] for a in legal]
+    sc = pick_scores(ctx, cards)
+    first = normal_pick(ctx, cards)
+    rest = sorted((c for c in cards if c != first), key=lambda c: -sc[c])
+    return [{"type": "pass", "card": c} for c in [first, *rest][:MAX_CANDIDATES]]
+
+
+def give_candidates(ctx, k):
+    """Half pass or tag-in: Normal's whole colour groups first, then a few other ways to
+    split the hand: no Wilds / every Wild the count allows to the partner, our strongest
+    colour kept, our highest cards handed over, the colour in play handed over."""
+    hand = list(ctx.hand)
+    out = [normal_give(ctx, k)]
+    wilds = [c for c in hand if c in IS_WILD]
+    plain = [c for c in hand if c not in IS_WILD]
+    counts = {col: 0 for col in "RYGB"}
+    for c in plain:
+        counts[COLOR[c]] += 1
+    strongest = max("RYGB", key=lambda col: (counts[col], -"RYGB".index(col)))
+
+    def fill(first, order):
+        give = list(first[:k])
+        left = list(hand)
+        for c in give:
+            left.remove(c)
+        for c in order:
+            if len(give) == k:
+                break
+            if c in left:
+                left.remove(c)
+                give.append(c)
+        for c in left:  # whatever the order left out
+            if len(give) == k:
+                break
+            give.append(c)
+        return give
+
+    by_points = sorted(plain, key=lambda c: -POINTS[c])
+    # Keep our strongest colour and the Wilds; hand over the rest, highest first.
+    out.append(fill([], [c for c in by_points if COLOR[c] != strongest]))
+    # Every Wild the count allows goes to the partner, then Normal's groups.
+    out.append(fill(wilds, normal_give(ctx, k)))
+    # No Wild to the partner: Normal's split of the plain cards.
+    out.append(fill([], [c for c in normal_give(ctx, k) if c not in IS_WILD] + by_points))
+    # The colour in play to the partner (it may play on it next), then the highest cards.
+    out.append(fill([c for c in plain if COLOR[c] == ctx.color], by_points))
+    # Our highest cards to the partner.
+    out.append(fill([], by_points))
+    seen, cands = set(), []
+    for give in out:
+        key = tuple(sorted(give))
+        if len(give) == k and key not in seen:
+            seen.add(key)
+            cands.append({"type": "give", "cards": give})
+    return cands[:MAX_CANDIDATES]
+
+
+def decision_candidates(view, legal, ctx):
+    """(candidates, Normal's choice) for any decision the search handles."""
+    decision = view["decision"]
+    if decision in ("setup", "swap"):
+        cands = pick_candidates(ctx, legal)
+        return cands, cands[0]
+    if decision == "give":
+        cands = give_candidates(ctx, view["must_give"])
+        return cands, cands[0]
+    return candidates(ctx, legal), normal_turn(ctx, legal)
 
 
 def sample_world(view, memory, rng):
@@ -151,13 +234,15 @@ def rollout(g, team, horizon):
     return _value(g, team, start)
 
 
-def _search(make_world, view, legal, ctx, rng, budget):
-    cands = candidates(ctx, legal)
+def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
+    """Try every candidate on the same sampled worlds with the same rollout seeds (common
+    random numbers) and return the best, or Normal's `choice` unless another is clearly
+    better on the paired samples."""
     if len(cands) == 1:
         return cands[0]
     me = view["seat"]
     team = me % view["teams"]
-    base = _normal_index(cands, normal_turn(ctx, legal))
+    base = _normal_index(cands, choice)
     totals = [0.0] * len(cands)
     diffs = [[] for _ in cands]  # per candidate: its value minus Normal's, sample by sample
     runs = 0
@@ -173,7 +258,7 @@ def _search(make_world, view, legal, ctx, rng, budget):
             break
         seed = rng.randrange(1 << 30)
         values = []
-        for i, a in enumerate(cands):
+        for a in cands:
             g = world(seed)
             g.act(me, a)
             values.append(rollout(g, team, budget.horizon))
@@ -182,7 +267,7 @@ def _search(make_world, view, legal, ctx, rng, budget):
             diffs[i].append(v - values[base])
         runs += 1
     if not runs:
-        return normal_turn(ctx, legal)
+        return choice
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     # Leave Normal's move only when the samples say so clearly (a paired z-test), so that
     # noise from a small budget cannot make Hard weaker than its own rollout policy.
@@ -211,31 +296,62 @@ def _normal_index(cands, choice):
     return 0
 
 
-def hard_turn(view, legal, rng, memory, budget):
+SEARCHED = ("turn", "penalty", "forced", "setup", "swap", "give")
+
+
+def searchable(view, legal):
+    """Whether Hard searches this decision: a choice of more than one move."""
+    if view.get("decision") not in SEARCHED:
+        return False
+    return len(legal) > 1 or bool(view.get("must_give"))
+
+
+def hard_decide(view, legal, history, rng, memory, budget):
+    """Hard's move: sample the hidden cards from what the seat knows, rebuild each sample
+    as a real game (`Game.from_view`, which needs the seat's events for a tag-in give)."""
     ctx = Ctx.from_view(view, memory)
+    cands, choice = decision_candidates(view, legal, ctx)
 
     def make_world():
         try:
             hands, draw = sample_world(view, memory, rng)
+            Game.from_view(view, hands=hands, draw_pile=draw, history=history)
         except ValueError:
             return None
-        return lambda seed: Game.from_view(view, hands=hands, draw_pile=draw, seed=seed)
+        return lambda seed: Game.from_view(view, hands=hands, draw_pile=draw, seed=seed,
+                                           history=history)
 
-    return _search(make_world, view, legal, ctx, rng, budget)
+    return _search(make_world, view, legal, ctx, rng, budget, cands, choice)
 
 
-def oracle_turn(game, seat, rng, budget):
-    """Benchmark only: the same search on the real, fully visible game."""
+def hard_turn(view, legal, rng, memory, budget):
+    """Hard on an ordinary turn or a waiting penalty (kept for callers of the old name)."""
+    return hard_decide(view, legal, [], rng, memory, budget)
+
+
+def oracle_decide_search(game, seat, rng, budget, memory=None):
+    """Benchmark only: the same search on the real game. The oracle sees every hand, but
+    not the order of the draw pile, which no player can know: each sample deals the real
+    draw pile in a fresh random order (and reshuffles stay unknown too)."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
-    ctx = Ctx.from_view(view)
+    ctx = Ctx.from_view(view, memory)
+    cands, choice = decision_candidates(view, legal, ctx)
     snap = game.to_dict()
 
     def make_world():
+        order = list(snap["draw"])
+        rng.shuffle(order)
+
         def world(seed):
             g = Game.from_dict(snap)
-            g.seed = seed  # future reshuffles are not known even to the oracle
+            g.draw = list(order)
+            g.seed = seed
             return g
         return world
 
-    return _search(make_world, view, legal, ctx, rng, budget)
+    return _search(make_world, view, legal, ctx, rng, budget, cands, choice)
+
+
+def oracle_turn(game, seat, rng, budget):
+    return oracle_decide_search(game, seat, rng, budget)

@@ -135,13 +135,20 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         return g
 
     @classmethod
-    def from_view(cls, view, *, hands, draw_pile, seed=0):
+    def from_view(cls, view, *, hands, draw_pile, seed=0, history=None):
         """A game consistent with what one seat sees, with the hidden cards filled in by the
-        caller (a guess): how a searching bot imagines the table. Only for an ordinary turn
-        or a waiting penalty (no other choice pending). hands: every seat's cards, the
-        viewer's own included; draw_pile: first is the top. Raises ValueError otherwise."""
-        if view.get("decision") not in ("turn", "penalty"):
-            raise ValueError("from_view needs a position where somebody is to play.")
+        caller (a guess): how a searching bot imagines the table. hands: every seat's cards,
+        the viewer's own included; draw_pile: first is the top.
+
+        Works for an ordinary turn or a waiting penalty, and for the choices the viewer is
+        asked to make: the setup pass and a symbol swap (the other choosers' picks are
+        unknown, so they are left to be made again), the card it drew and must play, and a
+        half pass or tag-in give. What follows a tag-in give depends on how the viewer came
+        to draw, which only its events tell: pass `history` (the viewer's visible events).
+        Raises ValueError for anything else."""
+        decision = view.get("decision")
+        if decision not in ("turn", "penalty", "setup", "swap", "forced", "give"):
+            raise ValueError("from_view needs a position where somebody is to play or choose.")
         n = view["players"]
         if len(hands) != n or [len(h) for h in hands] != view["hand_sizes"]:
             raise ValueError("The guessed hands do not match the hand sizes in the view.")
@@ -160,6 +167,29 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         g.scores = list(view["scores"])
         g.departed = [view["departed"][t] for t in range(g.half)]
         g.penalty = view["penalty"]
+        if decision in ("setup", "swap"):
+            g.pending = decision
+            g.pickers = list(view["choosing"])
+            if view.get("seat") in g.pickers and view.get("my_pick") is not None:
+                g.picks[view["seat"]] = view["my_pick"]
+            if decision == "setup":
+                g.stage = SETUP
+            else:
+                # A symbol swap: the player of the passing card moves on once it is done.
+                g.ops = [["next", view["turn"]]]
+        elif decision == "forced":
+            code = view.get("must_play")
+            if code is None or code not in g.hands[view["turn"]]:
+                raise ValueError("Only the seat that must play its drawn card knows it.")
+            g.pending = FORCED
+            g.forced = code
+        elif decision == "give":
+            giver = view["giving"]
+            g.pending = GIVE
+            g.give_seat = giver
+            g.give_count = view["give_count"]
+            g.give_reason = view["give_reason"]
+            g.ops = _give_continuation(view, giver, g.partner(giver), history)
         return g
 
     # ------------------------------------------------------------------ small helpers
@@ -388,3 +418,39 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
     auto_action = auto.auto_action
 
 
+def _give_continuation(view, giver, partner, history):
+    """The steps that wait on a half pass or tag-in give, rebuilt from public facts.
+
+    A half pass follows the giver's partner playing its last card: that card's effect comes
+    next. A tag-in follows a draw of the giver, and what comes next depends on why it drew:
+    its own turn (the drawn card may have to be played), a Wild Team Play penalty, or a
+    penalty (after a Wild Team Draw 4's first victim, the second still draws)."""
+    if view["give_reason"] == "half_pass":
+        return [["effect", partner, view["discard"][-1], True]]
+    if history is None:
+        raise ValueError("Rebuilding a tag-in give needs the giver's events.")
+    events = list(history)
+    k = len(events) - 1
+    while k >= 0 and not (events[k]["type"] == "draw" and events[k]["seat"] == giver
+                          and events[k]["count"]):
+        k -= 1
+    if k < 0:
+        raise ValueError("No draw of the giver explains this tag-in.")
+    reason = events[k]["reason"]
+    if reason == "turn":
+        drew = next((e for e in events[k + 1:] if e["type"] == "drew"
+                     and e["seat"] == giver), None)
+        if drew is None:
+            raise ValueError("Only the giver knows the card it drew.")
+        return [["after_draw", giver, drew["cards"][0]]]
+    if reason == "team_play":
+        return [["next", partner]]
+    j = k - 1
+    while j >= 0 and events[j]["type"] != "play":
+        j -= 1
+    if j >= 0 and events[j]["card"] == "WTD4":
+        hits = [e for e in events[j + 1:k] if e["type"] == "draw" and e["reason"] == "penalty"]
+        if not hits:  # the giver is the first victim: its partner draws two after the give
+            return [["next", giver], ["hit", partner, 2, "penalty"]]
+        return [["next", hits[0]["seat"]]]
+    return [["next", giver]]
