@@ -100,6 +100,14 @@ DATABASE_URL = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite
 # CONN_MAX_AGE stays 0: under ASGI each sync call runs in a thread that may
 # never be reused, and persistent connections would leak.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envint("DATABASE_POOL_SIZE", 10):
+    # psycopg's pool, one per process: closing a connection (after every request and
+    # socket call) hands it back instead of ending it, so a move does not pay a new
+    # PostgreSQL connection, and a burst of requests waits for one of DATABASE_POOL_SIZE
+    # connections instead of exhausting the server's max_connections (docs/load.md).
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": envint("DATABASE_POOL_SIZE", 10), "timeout": 20,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # SQLite has no row locks; IMMEDIATE takes the write lock at BEGIN so that
