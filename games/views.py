@@ -489,6 +489,7 @@ REFUSED_STATUS = {
     services.GameNotActive: 409,
     services.StaleDecision: 409,
     services.IdempotencyConflict: 409,
+    services.DecisionNotSaved: 503,  # the database connection was lost: try again
 }
 
 
