@@ -128,7 +128,10 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await self.error("That is not a move.", key=key)
             return
         try:
-            seq = await database_sync_to_async(_decide)(
+            # Not thread-sensitive: each move takes a thread (and a pooled connection) of its
+            # own, so one process applies several at once instead of queueing every socket's
+            # moves behind one thread (docs/load.md). apply_decision is one transaction.
+            seq = await database_sync_to_async(_decide, thread_sensitive=False)(
                 self.game_id, self.seat, action, self.scope["user"], key
             )
         except services.DecisionRefused as exc:
