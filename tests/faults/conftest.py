@@ -1,0 +1,336 @@
+"""Real processes for the fault tests (issue 8): Celery workers and beat, Daphne servers, a
+Redis of our own (port 6391, so that restarting it troubles nobody) and an SMTP server.
+
+Every process is a subprocess run against this test's PostgreSQL database (the tests are
+transactional, so the processes see what the test commits and the test sees what they
+commit). Faults are injected with SIGKILL, by restarting Redis, and through the inert fault
+points of `games.faults` (WCT_FAULT, armed once by a file the test creates).
+
+These tests need PostgreSQL and Redis (DATABASE_URL, REDIS_URL) and, for the browser ones,
+Debian's Chromium; they skip only when one of those is absent. `.ci/run` provides them all.
+"""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+from config.celery import app as celery_app
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+ROOT = Path(settings.BASE_DIR)
+OWN_REDIS_PORT = 6391
+# What a subprocess must not inherit from the test run.
+_NOT_INHERITED = ("CELERY_TASK_ALWAYS_EAGER", "WCT_FAULT", "WCT_FAULT_ACTION", "WCT_FAULT_ARM",
+                  "DJANGO_ALLOW_ASYNC_UNSAFE")
+
+
+def database_url():
+    db = connection.settings_dict
+    auth = quote(db["USER"] or "")
+    if db.get("PASSWORD"):
+        auth += ":" + quote(db["PASSWORD"])
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, timeout, what, details=lambda: ""):
+    """Polls `check()` until it returns something true; fails with `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}\n{details()}")
+        time.sleep(0.05)
+
+
+def _port_open(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.3).close()
+        return True
+    except OSError:
+        return False
+
+
+def require_real_parts():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs DATABASE_URL=postgres://... (the subprocesses share this test's "
+                    "database); .ci/run sets it")
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL (channel layer and broker shared by the subprocesses); "
+                    ".ci/run sets it")
+
+
+class Stack:
+    """The processes of one test. Each has a log file (kept across restarts); all are
+    stopped when the test ends."""
+
+    def __init__(self, directory, queue, redis_url, secret_key):
+        self.dir = directory
+        self.queue = queue
+        self.redis_url = redis_url
+        self.procs = {}
+        self._logs = {}
+        self.env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
+        self.env.update(DATABASE_URL=database_url(), REDIS_URL=redis_url,
+                        CELERY_BROKER_URL=redis_url, CELERY_QUEUE=queue, LOG_LEVEL="INFO",
+                        PYTHONUNBUFFERED="1")
+        # Production settings (DEBUG off: no debug helpers in the pages), over plain HTTP.
+        # The same SECRET_KEY as this process, which signs the sessions it logs people in with.
+        self.env.update(DEBUG="false", SECRET_KEY=secret_key,
+                        ALLOWED_HOSTS="127.0.0.1,localhost", SECURE_SSL_REDIRECT="false",
+                        SESSION_COOKIE_SECURE="false", CSRF_COOKIE_SECURE="false",
+                        SECURE_HSTS_SECONDS="0")
+
+    # --- faults -------------------------------------------------------------------------
+
+    def arm(self, name="fault"):
+        """A fault armed once: returns the file whose removal shows that it fired."""
+        path = self.dir / f"{name}.armed"
+        path.write_text("armed\n")
+        return path
+
+    def fault_env(self, point, action="kill", name="fault"):
+        arm = self.arm(name)
+        return arm, {"WCT_FAULT": point, "WCT_FAULT_ACTION": action, "WCT_FAULT_ARM": str(arm)}
+
+    # --- processes ----------------------------------------------------------------------
+
+    def start(self, name, argv, env=None):
+        path = self.dir / f"{name}.log"
+        log = self._logs.get(name)
+        if log is None or log.closed:
+            log = self._logs[name] = open(path, "ab")
+        log.write(f"\n----- start {' '.join(argv[2:6])}\n".encode())
+        log.flush()
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**self.env, **(env or {})}, stdout=log,
+                                stderr=subprocess.STDOUT)
+        self.procs[name] = proc
+        return proc
+
+    def log(self, name):
+        path = self.dir / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def worker(self, name="worker", pool="solo", env=None):
+        """A Celery worker on this test's queue; returns once it is ready to take tasks."""
+        node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
+        before = len(self.log(name))
+        proc = self.start(name, [
+            sys.executable, "-m", "celery", "-A", "config", "worker", "-P", pool, "-c", "1",
+            "-n", node, "-l", "INFO", "--without-gossip", "--without-mingle",
+            "--without-heartbeat"], env)
+        wait_until(lambda: "ready." in self.log(name)[before:] or proc.poll() is not None,
+                   90, f"worker {name} to start", lambda: self.log(name)[-3000:])
+        assert proc.poll() is None, self.log(name)[-3000:]
+        return proc
+
+    def beat(self, env=None):
+        return self.start("beat", [
+            sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "INFO",
+            "--schedule", str(self.dir / f"beat-{uuid.uuid4().hex[:6]}")], env)
+
+    def daphne(self, name="daphne", env=None):
+        """A Daphne serving config.asgi; returns its base URL once it accepts connections."""
+        port = free_port()
+        proc = self.start(name, [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p",
+                                 str(port), "config.asgi:application"], env)
+        wait_until(lambda: _port_open(port) or proc.poll() is not None, 30,
+                   f"{name} to listen", lambda: self.log(name)[-3000:])
+        assert proc.poll() is None, self.log(name)[-3000:]
+        return f"http://127.0.0.1:{port}"
+
+    def kill(self, name):
+        """SIGKILL: no cleanup, no goodbye to the broker or the database."""
+        proc = self.procs[name]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def wait_dead(self, name, timeout=30):
+        proc = self.procs[name]
+        wait_until(lambda: proc.poll() is not None, timeout, f"{name} to die",
+                   lambda: self.log(name)[-3000:])
+        return proc.returncode
+
+    def close(self):
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+        for log in self._logs.values():
+            log.close()
+
+
+@contextmanager
+def routed_to(queue, broker_url=None):
+    """Tasks sent by this test process go to `queue` (and to `broker_url`, when given)."""
+    conf = celery_app.conf
+    saved = conf.task_routes, conf.broker_url
+    conf.task_routes = {"games.tasks.*": {"queue": queue}}
+    if broker_url:
+        conf.broker_url = broker_url
+    _reset_producer(celery_app)
+    try:
+        yield
+    finally:
+        conf.task_routes, conf.broker_url = saved
+        _reset_producer(celery_app)
+
+
+def _reset_producer(app):
+    amqp = app.amqp
+    amqp.flush_routes()
+    amqp.__dict__.pop("router", None)
+    # Forget the pools (kombu keeps one per broker URL; closing them would break the next
+    # test that uses the same URL): the next send takes the pool of the current URL.
+    app._pool = None
+    amqp._producer_pool = None
+
+
+@pytest.fixture
+def secret_key(settings):
+    """A production-grade key for the servers, and for the sessions this process makes."""
+    settings.SECRET_KEY = f"fault-tests-{uuid.uuid4().hex}{uuid.uuid4().hex}"
+    return settings.SECRET_KEY
+
+
+@pytest.fixture
+def stack(tmp_path, transactional_db, secret_key):
+    """Processes on the test run's Redis, on a Celery queue of this test's own."""
+    require_real_parts()
+    queue = f"faults-{uuid.uuid4().hex[:8]}"
+    processes = Stack(tmp_path, queue, settings.REDIS_URL, secret_key)
+    with routed_to(queue):
+        try:
+            yield processes
+        finally:
+            processes.close()
+            # The flush after a transactional test waits for the servers' connections.
+            connection.close()
+
+
+class OwnRedis:
+    """A redis-server of this test's own on port 6391, in memory only, that may be killed."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.port = OWN_REDIS_PORT
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc = None
+        self._log = open(directory / "redis.log", "ab")
+
+    def start(self):
+        if _port_open(self.port):
+            pytest.fail(f"something already listens on port {self.port}: a Redis left over "
+                        "from an earlier run? (this test restarts its own Redis there)")
+        self.proc = subprocess.Popen(
+            [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no"],
+            stdout=self._log, stderr=subprocess.STDOUT)
+        wait_until(lambda: _port_open(self.port) or self.proc.poll() is not None, 15,
+                   "redis-server to listen")
+        assert self.proc.poll() is None, (self.dir / "redis.log").read_text()
+
+    def kill(self):
+        """Dies at once (SIGKILL): every connection drops and every key is gone."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self._log.close()
+
+
+@pytest.fixture
+def own_redis(tmp_path, transactional_db, secret_key):
+    """Processes on a Redis of our own (port 6391), which the test may kill and restart;
+    tasks this test process sends go there too."""
+    require_real_parts()
+    if not shutil.which("redis-server"):
+        pytest.skip("needs redis-server on the PATH to run a Redis that may be restarted")
+    redis = OwnRedis(tmp_path)
+    redis.start()
+    queue = f"faults-{uuid.uuid4().hex[:8]}"
+    processes = Stack(tmp_path, queue, redis.url, secret_key)
+    try:
+        with routed_to(queue, redis.url):
+            yield redis, processes
+    finally:
+        processes.close()
+        redis.stop()
+        connection.close()
+
+
+@pytest.fixture
+def smtp_server():
+    """A real SMTP server (aiosmtpd) on a free port: (port, list of received envelopes)."""
+    from aiosmtpd.controller import Controller
+
+    received = []
+
+    class Handler:
+        async def handle_DATA(self, server, session, envelope):
+            received.append(envelope)
+            return "250 OK"
+
+    port = free_port()
+    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield port, received
+    finally:
+        controller.stop()
+
+
+def session_cookie(user):
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+@pytest.fixture
+def chrome():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def page_for(browser, base_url, user, context=None):
+    """A page logged in as `user` (a new browser context unless `context` is given)."""
+    if context is None:
+        context = browser.new_context(viewport={"width": 1100, "height": 850})
+        context.add_cookies([{"name": "sessionid", "value": session_cookie(user),
+                              "url": base_url}])
+    page = context.new_page()
+    page.set_default_timeout(8_000)
+    return page
