@@ -6,7 +6,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 
 from games import moderation
-from games.admin import ReasonForm, run_with_reason
+from games.admin import CheckedSelection, ReasonForm, run_with_reason
 
 from .models import AccountAudit, User
 
@@ -51,7 +51,7 @@ class AuditInline(admin.TabularInline):
 
 
 @admin.register(User)
-class PlayerAdmin(UserAdmin):
+class PlayerAdmin(CheckedSelection, UserAdmin):
     list_display = ["username", "display_name", "email", "is_staff", "restriction_label",
                     "date_joined"]
     list_filter = [RestrictionFilter, *UserAdmin.list_filter]
@@ -109,7 +109,7 @@ class PlayerAdmin(UserAdmin):
 
 
 @admin.register(AccountAudit)
-class AccountAuditAdmin(admin.ModelAdmin):
+class AccountAuditAdmin(CheckedSelection, admin.ModelAdmin):
     list_display = ["created_at", "user", "action", "until", "moderator", "reason"]
     list_filter = ["action"]
     search_fields = ["user__username", "moderator__username", "reason"]

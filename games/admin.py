@@ -3,7 +3,8 @@ log in order, abort a table, hand a seat to a bot or remove a player (games.mode
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponseRedirect
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -12,6 +13,23 @@ from django.utils.html import format_html_join
 from games import moderation
 
 from .models import Game, GameEvent, Seat
+
+
+class CheckedSelection:
+    """Admin actions refuse a selection that is not a list of row ids (a forged post) with
+    a message, where Django's own admin fails with a server error (docs/security.md)."""
+
+    def response_action(self, request, queryset):
+        pk = self.model._meta.pk
+        try:
+            for value in request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME):
+                if abs(pk.to_python(value)) >= 2**63:
+                    raise ValidationError("out of range")
+        except (ValidationError, TypeError):
+            self.message_user(request, "That selection is not a list of rows of this page.",
+                              messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_action(request, queryset)
 
 
 class ReasonForm(forms.Form):
@@ -78,7 +96,7 @@ class SeatActionForm(forms.Form):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(CheckedSelection, admin.ModelAdmin):
     list_display = ["pk", "status", "players_list", "players", "pace", "private", "last_seq",
                     "open_reports", "created_at", "links"]
     list_filter = ["status", "players", "pace", "private", "spectators"]
@@ -184,7 +202,7 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(admin.ModelAdmin):
+class GameEventAdmin(CheckedSelection, admin.ModelAdmin):
     """Read-only: events are append-only and written by games.services and games.moderation."""
 
     list_display = ["game", "seq", "kind", "seat", "actor", "user", "created_at"]

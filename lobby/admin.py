@@ -3,11 +3,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from games.admin import CheckedSelection
+
 from .models import Report
 
 
 @admin.register(Report)
-class ReportAdmin(admin.ModelAdmin):
+class ReportAdmin(CheckedSelection, admin.ModelAdmin):
     """Players' reports, newest first, each with a link to its game."""
 
     list_display = ["created_at", "game_link", "reporter", "reported", "reason", "short_text",

@@ -1,0 +1,416 @@
+"""Property tests: garbage, oversized, out-of-turn and other-seat requests at every endpoint.
+
+Every URL the site answers is listed in CASES (a new one fails
+`test_every_endpoint_has_a_case` until it gets one). Each case draws requests that must be
+refused: a form with a field no valid form has, a seat action by someone who may not, a
+move out of turn or for another seat. Hypothesis varies everything else (who sends it,
+the other fields, the path's numbers and words, the query string). Each answer must be a
+4xx saying what was wrong in words (or a redirect to the log-in for an anonymous visitor),
+never a server error, and nothing in the database may have changed.
+"""
+
+import json
+import re
+import urllib.parse
+
+import pytest
+from django.http import QueryDict
+from django.urls import reverse
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from games import views as game_views
+from games.models import Seat
+from tests.security.world import build_world, fingerprint, is_login_redirect, readable, routes
+
+pytestmark = pytest.mark.django_db
+
+FUZZ = settings(max_examples=40, deadline=None, derandomize=False,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                       HealthCheck.data_too_large])
+
+# Text as a browser could send it and worse: NULs, control characters, other scripts, long.
+junk = st.one_of(
+    st.text(max_size=30),
+    st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=300),
+    st.sampled_from(["\x00", "'; DROP TABLE games_game; --", "<script>alert(1)</script>", "{}",
+                     "[]", "null", '{"type": "draw"}', "-1", "99999999999999999999999", "R3",
+                     "WTD4", "%00", "../../etc/passwd", "Y" * 5000]),
+)
+words = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="/?#%"), min_size=1,
+                max_size=40).filter(lambda s: s.strip() not in ("", ".", ".."))
+big_ints = st.one_of(st.integers(min_value=0, max_value=2**31), st.integers(min_value=2**31))
+
+
+def junk_fields(names):
+    """A form body: some of the endpoint's own field names and some others, junk values."""
+    keys = st.one_of(st.sampled_from(names), st.text(min_size=1, max_size=20)) if names else \
+        st.text(min_size=1, max_size=20)
+    return st.dictionaries(keys, st.one_of(junk, st.lists(junk, max_size=3)), max_size=8)
+
+
+def query(names=("page", "seat", "step", "all", "status", "mode", "size", "result", "player",
+                 "next")):
+    return junk_fields(list(names))
+
+
+# --- what a case is ----------------------------------------------------------------------------
+# A case is a function (world, draw) -> Request; draw is Hypothesis's `data.draw`.
+
+
+class Request:
+    def __init__(self, user, method, url, data=None, must_refuse=True, htmx=False):
+        self.user, self.method, self.url, self.data = user, method, url, data or {}
+        self.must_refuse, self.htmx = must_refuse, htmx
+
+
+def url(name, *args):
+    return reverse(name, args=args)
+
+
+def anyone(w, draw, also=()):
+    return draw(st.sampled_from([None, w.ed, w.bo, w.ana, *also]))
+
+
+def logged_in(w, draw):
+    return draw(st.sampled_from([w.ed, w.bo, w.ana, w.cy]))
+
+
+def page(name, args_of=lambda w, draw: ()):
+    """A page read with GET and junk in the query string: it may answer 200, never 5xx."""
+    def case(w, draw):
+        return Request(anyone(w, draw), "get", url(name, *args_of(w, draw)), draw(query()),
+                       must_refuse=False)
+    return case
+
+
+def wrong_method(name, args_of=lambda w, draw: ()):
+    """A post-only action asked with GET."""
+    def case(w, draw):
+        return Request(logged_in(w, draw), "get", url(name, *args_of(w, draw)), draw(query()))
+    return case
+
+
+def any_game_id(w, draw):
+    return draw(st.one_of(st.sampled_from([w.game.pk, w.open_table.pk]), big_ints))
+
+
+def any_word(w, draw):
+    return urllib.parse.quote(draw(words), safe="")
+
+
+def signup(w, draw):
+    data = draw(junk_fields(["username", "email", "display_name", "password1", "password2"]))
+    data["password2"] = str(data.get("password1", "")) + "x"  # never a valid sign-up
+    return Request(None, "post", url("accounts:signup"), data)
+
+
+def login(w, draw):
+    data = draw(junk_fields(["username", "password"]))
+    data.setdefault("username", draw(st.sampled_from(["ana", "bo", "nobody", ""])))
+    assume(data.get("password") != "wild-cards-correct-horse-9")
+    return Request(None, "post", url("accounts:login"), data)
+
+
+def profile(w, draw):
+    data = draw(junk_fields(["display_name", "email", "time_zone", "notify_turn_email"]))
+    data["time_zone"] = "Mars/" + str(data.get("time_zone", ""))  # no such zone
+    return Request(logged_in(w, draw), "post", url("accounts:profile"), data)
+
+
+def password_change(w, draw):
+    data = draw(junk_fields(["old_password", "new_password1", "new_password2"]))
+    assume(data.get("old_password") != "wild-cards-correct-horse-9")
+    return Request(logged_in(w, draw), "post", url("accounts:password_change"), data)
+
+
+def password_reset(w, draw):
+    data = draw(junk_fields(["email"]))
+    data["email"] = str(data.get("email", "")).replace("@", "")  # never an address
+    return Request(None, "post", url("accounts:password_reset"), data)
+
+
+def password_reset_confirm(w, draw):
+    target = url("accounts:password_reset_confirm", any_word(w, draw), any_word(w, draw))
+    return Request(None, draw(st.sampled_from(["get", "post"])), target,
+                   draw(junk_fields(["new_password1", "new_password2"])))
+
+
+def confirm_email(w, draw):
+    return Request(anyone(w, draw), "get", url("accounts:confirm_email", any_word(w, draw)))
+
+
+def create_table(w, draw):
+    data = draw(junk_fields(["players", "pace", "move_seconds", "turn_hours", "missed_deadline",
+                             "stacking", "scoring", "target_score", "spectators", "private"]))
+    data["players"] = "x" + str(data.get("players", ""))  # never 4, 6 or 8
+    return Request(logged_in(w, draw), "post", url("lobby:create"), data)
+
+
+def lobby_seat_action(name):
+    """take / bot / remove with a seat number: at the running game, at a table that does not
+    exist, at a seat the open table does not have, or by someone not allowed."""
+    def case(w, draw):
+        user = logged_in(w, draw)
+        kind = draw(st.sampled_from(["started", "missing", "no-seat", "not-allowed"]))
+        game_id, number = w.open_table.pk, draw(st.integers(min_value=0, max_value=3))
+        if kind == "started":
+            game_id = w.game.pk
+        elif kind == "missing":
+            game_id = draw(st.integers(min_value=w.game.pk + 1000))
+        elif kind == "no-seat":
+            number = draw(st.integers(min_value=4))
+        else:
+            if name == "lobby:take":  # a seat someone else holds
+                number = draw(st.sampled_from([0, 1]))
+                assume(not (user == w.bo and number == 1) and not (user == w.ana and number == 0))
+            else:
+                user = draw(st.sampled_from([w.bo, w.ed, w.cy]))  # not the host
+        data = draw(junk_fields(["level"]))
+        if name == "lobby:bot" and kind != "not-allowed" and data.get("level") in Seat.BotLevel.values:
+            data["level"] = "x" + data["level"]
+        return Request(user, "post", url(name, game_id, number), data)
+    return case
+
+
+def leave(w, draw):
+    kind = draw(st.sampled_from(["started", "not-seated", "missing"]))
+    if kind == "started":
+        return Request(draw(st.sampled_from(w.players)), "post", url("lobby:leave", w.game.pk))
+    if kind == "missing":
+        return Request(logged_in(w, draw), "post",
+                       url("lobby:leave", draw(st.integers(min_value=w.game.pk + 1000))))
+    return Request(draw(st.sampled_from([w.cy, w.di, w.ed])), "post",
+                   url("lobby:leave", w.open_table.pk), draw(junk_fields([])))
+
+
+def start(w, draw):
+    # Not the host, or the host of a table with empty seats, or a game already running.
+    user = draw(st.sampled_from([w.ana, w.bo, w.ed]))
+    game_id = draw(st.sampled_from([w.open_table.pk, w.game.pk]))
+    return Request(user, "post", url("lobby:start", game_id), draw(junk_fields([])))
+
+
+def act(w, draw):
+    """A move that must be refused: junk, out of turn, for another seat, or by an outsider."""
+    state = w.state()
+    user = draw(st.sampled_from([*w.players, w.ed]))
+    seat = w.seat_of(user)
+    kind = draw(st.sampled_from(["junk", "other-seat", "json"]))
+    if kind == "junk":
+        data = draw(junk_fields(["play", "color", "cards", "give", "pick", "do", "action", "key",
+                                 "seat"]))
+        data.pop("concede", None)
+    else:
+        other = draw(st.sampled_from([s for s in range(4) if s != seat]))
+        legal = state.legal_actions(other) or [{"type": "draw"}, {"type": "take_penalty"}]
+        action = dict(draw(st.sampled_from(legal)))
+        if kind == "json":
+            extra = draw(st.dictionaries(st.text(max_size=10), junk, max_size=2))
+            action.update({k: v for k, v in extra.items() if k != "type"})
+        data = {"action": json.dumps(action), "seat": other, "key": draw(junk)}
+    if seat is not None:
+        parsed = game_views._parse_action(QueryDict(urllib.parse.urlencode(
+            {k: v for k, v in data.items()}, doseq=True)))
+        # Never a move this seat may make: those would be accepted, rightly.
+        assume(parsed is None or (parsed not in state.legal_actions(seat)
+                                  and parsed.get("type") not in ("concede", "give")))
+    return Request(user, "post", url("games:act", w.game.pk), data,
+                   htmx=draw(st.booleans()))
+
+
+def report(w, draw):
+    data = draw(junk_fields(["reported", "reason", "text", "next"]))
+    data["reason"] = "x" + str(data.get("reason", ""))  # no such reason
+    game_id = draw(st.sampled_from([w.game.pk, w.open_table.pk]))
+    return Request(logged_in(w, draw), "post", url("history:report", game_id), data)
+
+
+def game_args(w, draw):
+    return (any_game_id(w, draw),)
+
+
+def user_args(w, draw):
+    return (draw(st.one_of(st.sampled_from(["ana", "ed", "mo"]), words.map(
+        lambda s: urllib.parse.quote(s, safe="")))),)
+
+
+CASES = {
+    "accounts:signup": signup,
+    "accounts:login": login,
+    "accounts:logout": wrong_method("accounts:logout"),
+    "accounts:profile": profile,
+    "accounts:resend_confirmation": wrong_method("accounts:resend_confirmation"),
+    "accounts:confirm_email": confirm_email,
+    "accounts:password_change": password_change,
+    "accounts:password_change_done": page("accounts:password_change_done"),
+    "accounts:password_reset": password_reset,
+    "accounts:password_reset_done": page("accounts:password_reset_done"),
+    "accounts:password_reset_confirm": password_reset_confirm,
+    "accounts:password_reset_complete": page("accounts:password_reset_complete"),
+    "games:play": page("games:play", game_args),
+    "games:act": act,
+    "history:mine": page("history:mine"),
+    "history:profile": page("history:profile", user_args),
+    "history:player": page("history:player", user_args),
+    "history:replay": page("history:replay", game_args),
+    "history:export": page("history:export", game_args),
+    "history:report": report,
+    "lobby:index": page("lobby:index"),
+    "lobby:create": create_table,
+    "lobby:table": page("lobby:table", game_args),
+    "lobby:take": lobby_seat_action("lobby:take"),
+    "lobby:leave": leave,
+    "lobby:bot": lobby_seat_action("lobby:bot"),
+    "lobby:remove": lobby_seat_action("lobby:remove"),
+    "lobby:start": start,
+    "lobby:invite": page("lobby:invite", lambda w, draw: (any_word(w, draw),)),
+}
+
+
+def test_every_endpoint_has_a_case():
+    names = {name for name, _, _ in routes() if name and not name.startswith("admin:")}
+    unnamed = [route for name, route, _ in routes() if not name and not route.startswith("admin/")]
+    assert not unnamed, f"give these URLs a name and a case: {unnamed}"
+    assert names - set(CASES) == set(), "new endpoints need a case in CASES"
+    assert set(CASES) - names == set()
+
+
+def send(world, request):
+    client = world.client(request.user)
+    headers = {"HX-Request": "true"} if request.htmx else {}
+    if request.method == "get":
+        return client.get(request.url, request.data, headers=headers)
+    return client.post(request.url, request.data, headers=headers)
+
+
+@pytest.fixture
+def no_rate_limits(settings):
+    # The limits are tested on their own (test_access_and_limits.py); here they would
+    # answer 429 to everything after a few examples and hide the rest.
+    settings.LOGIN_RATE_LIMIT = settings.LOGIN_RATE_IP_LIMIT = 10**6
+    settings.SIGNUP_RATE_LIMIT = 10**6
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_requests_are_refused_in_words_and_change_nothing(name, no_rate_limits):
+    world = build_world()
+    before = fingerprint()
+    case = CASES[name]
+    seen = set()
+
+    @FUZZ
+    @given(data=st.data())
+    def attack(data):
+        request = case(world, data.draw)
+        response = send(world, request)
+        status = response.status_code
+        seen.add(status)
+        assert status < 500, (request.url, request.data, status)
+        assert fingerprint() == before, (request.url, request.data, status)
+        if not request.must_refuse:
+            return
+        if request.user is None and is_login_redirect(response):
+            return  # log in first: said by the log-in page itself
+        assert 400 <= status < 500, (request.url, request.data, status)
+        if status != 405:  # a wrong method is a browser's business, not a person's
+            assert readable(response), (request.url, request.data, status,
+                                        response.content[:300])
+
+    attack()
+    assert seen, "no example ran"
+
+
+def test_an_oversized_body_is_refused_not_a_server_error(client, no_rate_limits):
+    world = build_world()
+    before = fingerprint()
+    client.force_login(world.bo)
+    huge = "x" * (3 * 1024 * 1024)  # beyond DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB)
+    for target in (url("games:act", world.game.pk), url("lobby:create"),
+                   url("history:report", world.game.pk), url("accounts:profile")):
+        response = client.post(target, {"action": huge, "text": huge})
+        assert response.status_code == 400, target
+    too_many = {f"f{i}": "1" for i in range(1200)}  # beyond DATA_UPLOAD_MAX_NUMBER_FIELDS
+    assert client.post(url("games:act", world.game.pk), too_many).status_code == 400
+    assert fingerprint() == before
+
+
+# --- the admin, for people who are not staff ----------------------------------------------------
+
+ADMIN_VALUES = {"object_id": None, "game_id": None, "content_type_id": "1", "id": None}
+
+
+def admin_urls(world):
+    """Every admin URL with its numbers filled in (the running game's, Bo's account)."""
+    found = []
+    for name, route, _ in routes():
+        if not route.startswith("admin/"):
+            continue
+        if "(?P<app_label>" in route:
+            found.append("/admin/games/")
+            continue
+        if "(?P<url>" in route:
+            found.append("/admin/no-such-page/")
+            continue
+        ident = world.bo.pk if "/user/" in route else world.game.pk
+        found.append("/" + re.sub(r"<(?:\w+:)?(\w+)>",
+                                  lambda m: str(ADMIN_VALUES.get(m.group(1)) or ident), route))
+    return found
+
+
+@pytest.mark.parametrize("who", ["anonymous", "player"])
+def test_no_admin_page_or_post_answers_anyone_but_staff(who):
+    world = build_world()
+    user = None if who == "anonymous" else world.bo
+    client = world.client(user)
+    before = fingerprint()
+    urls = admin_urls(world)
+    assert len(urls) > 40
+    login = reverse("admin:login")
+    for target in urls:
+        if target.startswith(login) or target.startswith(reverse("admin:logout")):
+            continue
+        for method in ("get", "post"):
+            body = {"action": "abort_tables", "_selected_action": [world.game.pk], "apply": "1",
+                    "reason": "x", "what": "bot", "seat": "1", "level": "easy"}
+            response = getattr(client, method)(target, body if method == "post" else None)
+            assert response.status_code in (302, 404, 405), (target, method, response.status_code)
+            if response.status_code == 302:
+                assert response["Location"].startswith(login), target
+            assert fingerprint() == before, (target, method)
+
+
+@pytest.mark.parametrize("examples", [15])
+def test_junk_at_the_moderators_forms_is_refused_and_changes_nothing(examples):
+    world = build_world()
+    client = world.client(world.mo)
+    before = fingerprint()
+    moderate = reverse("admin:games_game_moderate", args=[world.game.pk])
+    changelist = reverse("admin:games_game_changelist")
+    users = reverse("admin:accounts_user_changelist")
+
+    @settings(FUZZ, max_examples=examples)  # each example reads five admin lists
+    @given(data=st.data())
+    def attack(data):
+        body = data.draw(junk_fields(["what", "seat", "level", "reason"]))
+        body["reason"] = ""  # a moderator action always needs a reason
+        response = client.post(moderate, body)
+        assert response.status_code < 500 and fingerprint() == before
+        assert response.status_code == 200 and 'class="errorlist' in response.content.decode()
+        for target in (changelist, users, reverse("admin:games_gameevent_changelist"),
+                       reverse("admin:lobby_report_changelist"),
+                       reverse("admin:accounts_accountaudit_changelist")):
+            params = data.draw(junk_fields(["q", "o", "p", "status", "players", "actor", "kind",
+                                            "game__id__exact", "restriction", "all"]))
+            response = client.get(target, params)
+            assert response.status_code < 500, (target, params, response.status_code)
+        for target, action in ((changelist, "abort_tables"), (users, "ban_accounts"),
+                               (users, "suspend_accounts")):
+            selected = data.draw(st.lists(st.one_of(
+                st.sampled_from([str(world.game.pk), str(world.bo.pk)]), junk), max_size=3))
+            response = client.post(target, {"action": action, "_selected_action": selected,
+                                            "apply": "1", "reason": "",
+                                            **data.draw(junk_fields(["until", "index"]))})
+            assert response.status_code < 500, (target, action, response.status_code)
+            assert fingerprint() == before, (target, action)
+
+    attack()
