@@ -94,6 +94,26 @@ def test_a_worker_killed_after_a_bot_moves_commit_but_before_its_ack_does_not_mo
     _consistent(game)
 
 
+def test_a_pool_process_killed_mid_bot_move_gets_its_task_back_at_once(stack):
+    """The prefork pool: the process running the task dies (the OOM killer, say) while the
+    worker lives on. task_reject_on_worker_lost puts the task back at once (no visibility
+    timeout to wait out here: the production 600 s), and the bot moves once."""
+    arm, fault = stack.fault_env("decision.written:bot")
+    stack.worker(pool="prefork", env=fault)
+
+    game = _three_people_and_a_bot()
+
+    wait_until(lambda: not arm.exists(), 30, "the pool process to die mid-move")
+    wait_until(lambda: _events(game, actor="bot"), 30, "the bot's move, run again",
+               lambda: stack.log("worker")[-3000:])
+    time.sleep(1)
+    (move,) = _events(game, actor="bot")
+    assert move.idempotency_key == "bot-3-1"
+    assert "WorkerLostError" in stack.log("worker") or "signal 9" in stack.log("worker")
+    assert stack.procs["worker"].poll() is None  # the worker itself lived on
+    _consistent(game)
+
+
 def _due_now(game, seats=None):
     """Makes the running clocks of `seats` (all by default) due now, as if their time had run
     out (instead of waiting out a real move timer)."""
