@@ -1,0 +1,147 @@
+"""Property test: every kind of frame a socket can send, malformed, oversized, out of turn
+or for another seat, gets one error frame back, the socket stays open, and nothing changes.
+
+The message types of games/consumers.py are "sync" and "act" (anything else is refused);
+the test sends those with every field wrong in turn, the types a server sends ("hello",
+"ok", "fragments", "error"), frames that are not JSON or not text, and frames far longer
+than any move. Moves the sender's seat may really make are left out: they would be played.
+"""
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from games import consumers, views as game_views
+from games.routing import websocket_urlpatterns
+from tests.security.world import build_world, fingerprint
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+application = URLRouter(websocket_urlpatterns)
+
+junk = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+    st.text(max_size=50), st.text(alphabet=st.characters(codec="utf-8"), max_size=200),
+    st.sampled_from(["\x00", "R3", "WTD4", "draw", "x" * 41, "<script>", "1e999"]),
+    st.lists(st.text(max_size=5), max_size=3), st.dictionaries(st.text(max_size=5),
+                                                                st.text(max_size=5), max_size=3),
+)
+good_keys = st.text(alphabet="abcdef0123456789", min_size=1, max_size=40)
+
+
+def frames(world, draw):
+    """A list of (kind, payload, reply type expected)."""
+    state = world.state()
+    out = []
+    for _ in range(draw(st.integers(min_value=1, max_value=5))):
+        shape = draw(st.sampled_from(["act-junk", "act-other-seat", "act-seat-field", "type",
+                                      "not-json", "bytes", "huge", "sync"]))
+        if shape == "sync":
+            out.append(("json", {"type": "sync", **draw(st.dictionaries(st.text(max_size=5), junk,
+                                                                        max_size=2))}, "hello"))
+        elif shape == "type":
+            kind = draw(st.one_of(junk, st.sampled_from(["hello", "ok", "fragments", "error", "",
+                                                         "ACT", "act "])))
+            assume(kind not in ("act", "sync"))
+            out.append(("json", {"type": kind, "action": draw(junk), "key": draw(junk)}, "error"))
+        elif shape == "not-json":
+            text = draw(st.text(min_size=1, max_size=100))
+            try:
+                json.loads(text)
+                assume(False)
+            except ValueError:
+                pass
+            out.append(("text", text, "error"))
+        elif shape == "bytes":
+            out.append(("bytes", draw(st.binary(min_size=1, max_size=100)), "error"))
+        elif shape == "huge":
+            out.append(("text", json.dumps({"type": "act", "key": "k", "action": {
+                "type": "play", "card": "R3", "pad": "x" * draw(st.integers(20_000, 200_000))}}),
+                "error"))
+        else:
+            message = {"type": "act", "key": draw(st.one_of(good_keys, junk))}
+            if shape == "act-junk":
+                message["action"] = draw(st.one_of(junk, st.dictionaries(
+                    st.sampled_from(["type", "card", "cards", "color", "seat", "x"]), junk,
+                    max_size=4)))
+            else:
+                other = draw(st.integers(min_value=0, max_value=3))
+                legal = state.legal_actions(other) or [{"type": "draw"}]
+                message["action"] = dict(draw(st.sampled_from(legal)))
+                if shape == "act-seat-field":
+                    message["seat"] = draw(st.one_of(st.integers(-3, 9), junk))
+            out.append(("json", message, "error"))
+    return out
+
+
+async def exchange(comm, sent):
+    replies = []
+    for kind, payload, _ in sent:
+        if kind == "json":
+            await comm.send_json_to(payload)
+        elif kind == "text":
+            await comm.send_to(text_data=payload)
+        else:
+            await comm.send_to(bytes_data=payload)
+        reply = await comm.receive_json_from(timeout=10)
+        replies.append(reply)
+    # The socket is still open and answers.
+    await comm.send_json_to({"type": "sync"})
+    hello = await comm.receive_json_from(timeout=10)
+    assert await comm.receive_nothing(timeout=0.05)
+    await comm.disconnect()
+    return replies, hello
+
+
+@pytest.mark.parametrize("examples", [40])
+def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples):
+    world = build_world()
+    before = fingerprint()
+    checked = []
+
+    @settings(max_examples=examples, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def attack(data):
+        user = data.draw(st.sampled_from(world.players))
+        seat = world.seat_of(user)
+        state = world.state()
+        sent = frames(world, data.draw)
+        for kind, payload, _ in sent:
+            if kind == "json" and payload.get("type") == "act":
+                action = game_views.clean_action(payload.get("action"))
+                assume(action is None or (action not in state.legal_actions(seat)
+                                          and action.get("type") not in ("concede", "give")))
+        comm = WebsocketCommunicator(application, f"/ws/games/{world.game.pk}/")
+        comm.scope["user"] = user
+
+        async def scenario():
+            ok, _ = await comm.connect()
+            assert ok
+            hello = await comm.receive_json_from(timeout=10)
+            assert hello["type"] == "hello" and hello["seat"] == seat
+            return await exchange(comm, sent)
+
+        replies, hello = async_to_sync(scenario)()
+        for (kind, payload, expected), reply in zip(sent, replies, strict=True):
+            assert reply["type"] == expected, (payload if kind != "bytes" else kind, reply)
+            if expected == "error":
+                assert isinstance(reply["message"], str) and len(reply["message"]) > 10
+                assert "Traceback" not in reply["message"]
+        assert hello == {"type": "hello", "seq": world.game.last_seq, "seat": seat}
+        assert fingerprint() == before, sent
+        checked.append(len(sent))
+
+    attack()
+    assert sum(checked) >= examples
+
+
+def test_the_size_limit_is_above_any_real_move():
+    # The longest real message: a give of a whole hand with a 40-character key.
+    move = {"type": "act", "key": "k" * 40,
+            "action": {"type": "give", "cards": ["WTD4"] * game_views.MAX_GIVE}}
+    assert len(json.dumps(move)) < consumers.MAX_MESSAGE
