@@ -14,10 +14,11 @@ from .policies import easy_action, normal_action, random_action
 from .search import Budget, hard_decide, oracle_decide_search, searchable
 
 LEVELS = ("random", "easy", "normal", "hard")
-# What the site uses for Hard: a fixed rollout count, so a replay with the same seed makes
-# the same move on any machine (wall time would not). Calibrated to stay under 300 ms at the
-# 95th percentile on the reference 2-core machine (docs/bots.md).
-SITE_BUDGET = Budget(rollouts=24)
+# What the site uses for Hard: a count of rollout actions, so a replay with the same seed
+# makes the same move on any machine (wall time would not), at a nearly constant cost per
+# decision. Calibrated to stay under 300 ms at the 95th percentile on the reference 2-core
+# machine (docs/bots.md).
+SITE_BUDGET = Budget(actions=10_000)
 
 
 def decide(level, view, legal_actions, history, rng, *, budget=None):

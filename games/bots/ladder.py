@@ -1,15 +1,16 @@
 """Play bot levels against each other in duplicate pairs and report who wins.
 
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
-        [--stacking] [--target T] [--rollouts R | --seconds X] [--horizon H] A B
+        [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
 the deal cancels. N counts played games (N/2 deals; an odd N plays the last deal once).
 Blocked games count as not won. The last line is exactly
 `A vs B: A won W of N (0.xxx, 95% CI [0.xxx, 0.xxx])` with a Wilson score interval.
-Hard and oracle search with a fixed rollout count by default (the site's deterministic
-mode), so a ladder run is reproducible; --seconds switches to a wall-clock budget.
+Hard and oracle search with the site's deterministic budget by default (SITE_BUDGET: a
+count of rollout actions), so a ladder run is reproducible; --actions and --rollouts set
+other deterministic budgets, --seconds a wall-clock one.
 """
 
 import argparse
@@ -113,6 +114,7 @@ def main(argv=None):
     ap.add_argument("--stacking", action="store_true")
     ap.add_argument("--no-final-card-penalty", action="store_true")
     ap.add_argument("--target", type=int, default=None)
+    ap.add_argument("--actions", type=int, default=None)
     ap.add_argument("--rollouts", type=int, default=None)
     ap.add_argument("--seconds", type=float, default=None)
     ap.add_argument("--horizon", type=int, default=None)
@@ -124,8 +126,12 @@ def main(argv=None):
     horizon = o.horizon or SITE_BUDGET.horizon
     if o.seconds is not None:
         budget = Budget(seconds=o.seconds, horizon=horizon)
+    elif o.rollouts is not None:
+        budget = Budget(rollouts=o.rollouts, horizon=horizon)
     else:
-        budget = Budget(rollouts=o.rollouts or SITE_BUDGET.rollouts, horizon=horizon)
+        budget = Budget(actions=o.actions or SITE_BUDGET.actions, horizon=horizon,
+                        min_samples=SITE_BUDGET.min_samples,
+                        max_samples=SITE_BUDGET.max_samples)
     deals = (o.games + 1) // 2
     jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1)
             for i in range(deals)]

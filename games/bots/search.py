@@ -36,21 +36,46 @@ HORIZON = 60
 
 
 class Budget:
-    """Either `rollouts` samples (deterministic) or `seconds` of wall time."""
+    """How much Hard may search one decision: exactly one of
 
-    __slots__ = ("rollouts", "seconds", "horizon")
+    - `actions`: engine actions played in rollouts, summed over candidates and samples
+      (deterministic, and close to constant time: a late-game decision, whose rollouts end
+      soon, gets many more samples than an opening one for the same cost);
+    - `rollouts`: a fixed number of samples (deterministic);
+    - `seconds`: wall time (benchmarks only: not reproducible).
 
-    def __init__(self, rollouts=None, seconds=None, horizon=HORIZON):
-        if (rollouts is None) == (seconds is None):
-            raise ValueError("give exactly one of rollouts or seconds")
+    `min_samples`/`max_samples` bound the samples of an `actions` budget."""
+
+    __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples")
+
+    def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
+                 min_samples=8, max_samples=300):
+        if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
+            raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
         self.seconds = seconds
+        self.actions = actions
         self.horizon = horizon
+        self.min_samples = min_samples
+        self.max_samples = max_samples
 
     def __repr__(self):
         if self.rollouts is not None:
-            return f"Budget(rollouts={self.rollouts})"
-        return f"Budget(seconds={self.seconds})"
+            return f"Budget(rollouts={self.rollouts}, horizon={self.horizon})"
+        if self.actions is not None:
+            return (f"Budget(actions={self.actions}, horizon={self.horizon}, "
+                    f"samples {self.min_samples}..{self.max_samples})")
+        return f"Budget(seconds={self.seconds}, horizon={self.horizon})"
+
+    def more(self, runs, used, deadline):
+        """Whether to draw another sample after `runs` samples that cost `used` actions."""
+        if self.rollouts is not None:
+            return runs < self.rollouts
+        if self.actions is not None:
+            if runs < self.min_samples:
+                return True
+            return runs < self.max_samples and used < self.actions
+        return not runs or time.perf_counter() < deadline
 
 
 def candidates(ctx, legal):
@@ -225,13 +250,16 @@ def _value(g, team, start_round):
 
 
 def rollout(g, team, horizon):
+    """Play on with Normal for every seat; (value for `team`, actions played)."""
     start = g.round
-    for _ in range(horizon):
+    steps = 0
+    while steps < horizon:
         if g.stage == "over" or g.round != start:
             break
         seat = g.waiting_on()[0]
         g.act(seat, policy_for_game(g, seat))
-    return _value(g, team, start)
+        steps += 1
+    return _value(g, team, start), steps
 
 
 def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
@@ -245,14 +273,9 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
     base = _normal_index(cands, choice)
     totals = [0.0] * len(cands)
     diffs = [[] for _ in cands]  # per candidate: its value minus Normal's, sample by sample
-    runs = 0
+    runs = used = 0
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
-    while True:
-        if budget.rollouts is not None:
-            if runs >= budget.rollouts:
-                break
-        elif runs and time.perf_counter() >= deadline:
-            break
+    while budget.more(runs, used, deadline):
         world = make_world()
         if world is None:
             break
@@ -261,7 +284,9 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
         for a in cands:
             g = world(seed)
             g.act(me, a)
-            values.append(rollout(g, team, budget.horizon))
+            v, steps = rollout(g, team, budget.horizon)
+            values.append(v)
+            used += steps + 1
         for i, v in enumerate(values):
             totals[i] += v
             diffs[i].append(v - values[base])
@@ -340,7 +365,7 @@ def oracle_decide_search(game, seat, rng, budget, memory=None):
     snap = game.to_dict()
 
     def make_world():
-        order = list(snap["draw"])
+        order = sorted(snap["draw"])  # what is in the pile, not its order
         rng.shuffle(order)
 
         def world(seed):

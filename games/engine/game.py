@@ -167,6 +167,10 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         g.scores = list(view["scores"])
         g.departed = [view["departed"][t] for t in range(g.half)]
         g.penalty = view["penalty"]
+        me = view.get("seat")
+        if me is not None:  # the viewer's own latest trade, so its view comes out the same
+            g.received[me] = list(view.get("received", ()))
+            g.gave[me] = list(view.get("gave", ()))
         if decision in ("setup", "swap"):
             g.pending = decision
             g.pickers = list(view["choosing"])
