@@ -1,0 +1,27 @@
+"""`manage.py verify_games`, the restore check of a backup (docs/deploy.md): it passes on
+whole games and names a game whose stored events no longer replay to its snapshot."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.models import GameEvent
+from tests.conftest import make_started_game, make_user, play_until
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_restore_check_passes_whole_games_and_names_a_broken_one(capsys):
+    whole = make_started_game([make_user("ana"), make_user("bo")], bots=["easy"])
+    play_until(whole, 30)
+    broken = make_started_game([make_user("cy"), make_user("di")], bots=["easy"])
+    play_until(broken, 30)
+
+    call_command("verify_games")
+    assert "2 games" in capsys.readouterr().out
+
+    # A lost event (a backup cut in the middle of the table): a gap in the numbers.
+    GameEvent.objects.filter(game=broken, seq=12).delete()
+    with pytest.raises(CommandError, match=f"broken games: {broken.pk}$"):
+        call_command("verify_games")
+    assert f"game {broken.pk}: events" in capsys.readouterr().err
+    call_command("verify_games", whole.pk)
