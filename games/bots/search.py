@@ -5,18 +5,23 @@ the deck minus the discard pile, its own hand and the cards it knows its partner
 partner's known cards are placed first, seats known to lack a colour (or Wilds) get cards
 they can hold where the pool allows, and the rest of the pool is the draw pile in random
 order. Each sample becomes a real engine game (`Game.from_view`), every candidate move is
-tried on the same samples (common random numbers), and each is played out by Normal for
-every seat for up to `horizon` actions, then scored by who won or by the cards left.
+tried on the same samples with the same rollout seed (common random numbers), and each is
+played out by Normal for every seat for up to `horizon` actions, then scored by who won or
+by the cards left. Normal's move is left only when a paired z-test on the samples says
+another is better.
 
-The budget is either a rollout count (deterministic: the same seed gives the same move on
-any machine, which is what the site uses) or wall-clock seconds (benchmarks).
+Every decision with a choice is searched: a turn, a waiting penalty, a drawn Wild's colour,
+and the team choices (setup pass, symbol swap, half pass and tag-in give), for which
+`Game.from_view` rebuilds the pending choice.
+
+The budget is a count of rollout actions (deterministic, near-constant time: what the site
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks).
 """
 
 import math
 import time
 
 from games.engine import Game
-import random
 
 from games.engine.cards import COLOR, IS_WILD, POINTS
 
@@ -349,11 +354,6 @@ def hard_decide(view, legal, history, rng, memory, budget):
     return _search(make_world, view, legal, ctx, rng, budget, cands, choice)
 
 
-def hard_turn(view, legal, rng, memory, budget):
-    """Hard on an ordinary turn or a waiting penalty (kept for callers of the old name)."""
-    return hard_decide(view, legal, [], rng, memory, budget)
-
-
 def oracle_decide_search(game, seat, rng, budget, memory=None):
     """Benchmark only: the same search on the real game. The oracle sees every hand, but
     not the order of the draw pile, which no player can know: each sample deals the real
@@ -376,7 +376,3 @@ def oracle_decide_search(game, seat, rng, budget, memory=None):
         return world
 
     return _search(make_world, view, legal, ctx, rng, budget, cands, choice)
-
-
-def oracle_turn(game, seat, rng, budget):
-    return oracle_decide_search(game, seat, rng, budget)
