@@ -119,3 +119,20 @@ def test_the_oracle_sees_what_is_in_the_draw_pile_but_not_its_order():
         a = oracle_decide(g, seat, random.Random(3), budget=TINY)
         b = oracle_decide(other, seat, random.Random(3), budget=TINY)
         assert a == b
+
+
+def test_an_action_budget_is_deterministic_and_bounded():
+    import pytest
+    with pytest.raises(ValueError):
+        Budget(rollouts=3, actions=100)
+    b = Budget(actions=500, min_samples=4, max_samples=10)
+    assert b.more(3, 10_000, None)  # the minimum comes first, whatever it cost
+    assert not b.more(4, 500, None)  # then the action count decides
+    assert b.more(4, 499, None)
+    assert not b.more(10, 0, None)  # and never more than the maximum
+    for g, seat, events in _positions(("give", "swap"), games=4):
+        view = g.view(seat)
+        history = events_for(events, seat)
+        picks = {str(decide("hard", view, g.legal_actions(seat), history, random.Random(2),
+                            budget=Budget(actions=300))) for _ in range(2)}
+        assert len(picks) == 1
