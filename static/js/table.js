@@ -68,6 +68,21 @@
       .catch(() => setTimeout(resync, 2000));
   }
 
+  // A push numbered past the next one is shown at once: each push is the whole table, so
+  // it stands for the ones before it. The skipped numbers usually come a moment later
+  // (two moves pushed by two threads or processes can cross); one that never comes was
+  // lost, and then the page resyncs over HTTP as after a reconnect (docs/table.md).
+  const missing = new Set();
+  const GAP_WAIT_MS = 3000;
+  function awaitGap(from, to) {
+    for (let n = from; n < to; n++) missing.add(n);
+    setTimeout(() => {
+      let lost = false;
+      for (let n = from; n < to; n++) if (missing.delete(n)) lost = true;
+      if (lost) resync();
+    }, GAP_WAIT_MS);
+  }
+
   function connect() {
     if (stopped) return;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -82,9 +97,10 @@
         // A fresh connection: anything we may have missed comes over HTTP.
         if (msg.seq !== seq) resync();
       } else if (msg.type === "fragments") {
+        missing.delete(msg.seq);
         if (msg.seq <= seq) return;                  // old news (already shown)
-        if (msg.seq > seq + 1) { resync(); return; } // a gap: fetch the whole state
-        apply(msg.html, msg.seq);
+        if (msg.seq > seq + 1) awaitGap(seq + 1, msg.seq);
+        apply(msg.html, msg.seq);                    // every push is the whole table
       } else if (msg.type === "error") {
         showError(msg.message);
       }

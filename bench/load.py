@@ -1,0 +1,727 @@
+"""Load tool: real websocket players at many tables at once, against a running site.
+
+    pip install -e '.[bench]'      # websockets and psutil: the tool's client and its readings
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wct_load REDIS_URL=redis://127.0.0.1:6379/6 \\
+        python -m bench.load --tables 200 --players 4            # the game
+    ... --tables 200 --players 4 --echo                          # the floor: a bare echo
+
+It migrates the database, creates `--tables` started tables of `--players` people
+(one user each, logged in with a session cookie like a browser) and starts the site
+as `make run` does with Redis: `--daphnes` Daphne processes sharing one listening
+socket (the kernel hands each new connection to one of them), a Celery worker and
+beat on a queue of their own. Then `--clients` client processes open one websocket
+per seat and play:
+
+- Each seat reads only what its page gets: the page (GET), then the pushed fragments,
+  and an HTTP resync as table.js does (after a reconnect, or when a number skipped by
+  a newer push has not come within 3 s). From that markup it
+  knows its choices exactly as a person would (the enabled card buttons, Draw a card,
+  Pass, Take penalty, the cards to pass or give) and, after thinking `--pace` seconds
+  (uniformly 0.5x-1.5x), sends one at random as a socket message
+  `{"type": "act", "action": ..., "key": ...}`: a playable card when there is one
+  (a Wild with a random colour), otherwise draw / pass / take. It never concedes.
+- Latency: from sending the action to the moment every seat of the table has a page
+  at least as new as the event the server answered with (`ok`, seq), on the client's
+  own clock. Counted for actions sent inside the measured window (after `--warmup`
+  seconds, for `--duration` seconds); pushes that do not reach every seat within 5 s,
+  refused actions and sockets that close are errors.
+- `--echo`: the same sockets at the same pace send a message of `--echo-bytes` to
+  /ws/echo/<table>/ (bench/echo.py), which a group send returns to every seat of the
+  table; latency is send -> every seat has it. This is the floor: Daphne, the session
+  check, the Redis channel layer and the group send, without the game.
+
+It prints decisions per second, latency median/p95/p99/max, errors, each server
+process's CPU (% of one core, averaged over the window) and peak memory, the client
+processes' CPU, the machine's CPU and the load average. Not a test: the figures
+depend on what else runs on the machine, so quote the load average with them.
+"""
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REACH_TIMEOUT = 5.0  # a push that has not reached every seat by then is an error
+GAP_WAIT = 3.0  # table.js's GAP_WAIT_MS: a skipped push not come by then was lost
+TRACE = bool(os.environ.get("LOAD_TRACE"))  # print every page, move and answer (small runs)
+COLOURS = "RYGB"
+
+
+# --- what a page offers (pure: tested in tests/bench/test_load.py) ----------------------------
+
+_MODE = re.compile(r'id="hand-form"[^>]*data-mode="(\w*)" data-need="(\d+)"')
+# An enabled card button ends right after its label; a disabled one has " disabled" first.
+_PLAY = re.compile(r'name="play" value="([A-Z0-9]+)" aria-label="[^"]*">')
+_WILD = re.compile(r'data-wild="([A-Z0-9]+)"')
+_DO = re.compile(r'name="do" value="(draw|pass_turn|take_penalty)"')
+_CHOOSE = re.compile(r'aria-pressed="false" data-code="([A-Z0-9]+)">')
+_SEQ = re.compile(r'data-seq="(\d+)"')
+
+
+def choices(html):
+    """The actions a seat's fragments offer, as engine actions grouped by kind:
+    {"play": [...], "other": [...], "pick": [...], "give": (count, [codes])}.
+    Built from the buttons the page shows enabled, nothing else."""
+    found = {"play": [], "other": [], "pick": [], "give": None}
+    mode = _MODE.search(html)
+    if mode is None:
+        return found
+    kind, need = mode.group(1), int(mode.group(2))
+    if kind == "play":
+        found["play"] = [{"type": "play", "card": c} for c in _PLAY.findall(html)]
+        found["play"] += [{"type": "play", "card": c, "color": None} for c in _WILD.findall(html)]
+        found["other"] = [{"type": t} for t in _DO.findall(html)]
+    elif kind == "pick":
+        found["pick"] = [{"type": "pass", "card": c} for c in _CHOOSE.findall(html)]
+    elif kind == "give":
+        found["give"] = (need, _CHOOSE.findall(html))
+    return found
+
+
+def pick_action(html, rng):
+    """One random action among what the page offers, or None: a playable card when there
+    is one (a Wild gets a random colour), otherwise draw / pass / take the penalty."""
+    found = choices(html)
+    if found["play"]:
+        action = dict(rng.choice(found["play"]))
+        if "color" in action:
+            action["color"] = rng.choice(COLOURS)
+        return action
+    if found["other"]:
+        return rng.choice(found["other"])
+    if found["pick"]:
+        return rng.choice(found["pick"])
+    if found["give"] and found["give"][0] <= len(found["give"][1]):
+        need, codes = found["give"]
+        return {"type": "give", "cards": rng.sample(codes, need)}
+    return None
+
+
+def page_seq(html):
+    """The event number a set of fragments shows (each fragment carries it)."""
+    match = _SEQ.search(html)
+    return int(match.group(1)) if match else 0
+
+
+def percentile(sorted_values, p):
+    """Nearest-rank percentile of an already sorted list."""
+    if not sorted_values:
+        return None
+    return sorted_values[min(len(sorted_values) - 1, round(p / 100 * (len(sorted_values) - 1)))]
+
+
+def summarize(latencies_ms):
+    values = sorted(latencies_ms)
+    if not values:
+        return None
+    return {"n": len(values), "median": statistics.median(values), "p95": percentile(values, 95),
+            "p99": percentile(values, 99), "max": values[-1]}
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
+    parser.add_argument("--pace", type=float, default=3.0,
+                        help="mean seconds a seat thinks before each decision (0.5x-1.5x)")
+    parser.add_argument("--warmup", type=float, default=15.0, help="seconds not measured")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds measured")
+    parser.add_argument("--echo", action="store_true", help="the bare echo instead of the game")
+    parser.add_argument("--echo-bytes", type=int, default=11000,
+                        help="echo payload, about one seat's fragments")
+    parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes")
+    parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        sys.exit("Set DATABASE_URL (PostgreSQL) and REDIS_URL: this measures the real stack.")
+    try:
+        import psutil  # noqa: F401
+        import websockets  # noqa: F401
+    except ImportError:
+        sys.exit("pip install -e '.[bench]' (websockets and psutil)")
+
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    # The site as in production (DEBUG off: no query log, no debug cursors), over plain HTTP
+    # on 127.0.0.1. This process shares the settings, so its sessions work there.
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", f"load-{uuid.uuid4().hex}")
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
+    os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+    import django
+
+    django.setup()
+    tables = _set_up(args)
+    queue = f"load-{uuid.uuid4().hex[:8]}"
+    with _Site(args.daphnes, queue) as site:
+        _run(args, site, tables)
+
+
+def _set_up(args):
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+
+    from accounts.models import User
+    from lobby import services as lobby
+
+    call_command("migrate", verbosity=0)
+    started = time.monotonic()
+    run = uuid.uuid4().hex[:6]
+    tables = []  # (game id, [session cookie per seat])
+    for t in range(args.tables):
+        users = [User.objects.create_user(f"l{run}-{t}-{s}", email=f"l{run}-{t}-{s}@example.com")
+                 for s in range(args.players)]
+        # A long game (to 1000 points), so that no table runs out of game during the run.
+        game = lobby.create_table(users[0], players=args.players, target_score=1000)
+        for s in range(1, args.players):
+            lobby.take_seat(game.pk, users[s], s)
+        lobby.start_table(game.pk, users[0])
+        cookies = []
+        for user in users:
+            client = Client()
+            client.force_login(user)
+            cookies.append(client.cookies["sessionid"].value)
+        tables.append((game.pk, cookies))
+    connection.close()
+    print(f"set up {len(tables)} tables of {args.players} in {time.monotonic() - started:.1f} s",
+          flush=True)
+    return tables
+
+
+class _Site:
+    """The processes `make run` starts with Redis (several Daphnes), on a Celery queue of
+    their own; stopped whichever way the run ends. Their stderr goes to one log file."""
+
+    def __init__(self, daphnes, queue):
+        self.daphnes, self.queue = daphnes, queue
+        self.children = {}
+
+    def __enter__(self):
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1024)
+        self.port = listener.getsockname()[1]
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 -- kept if anything was written
+            "w+", prefix="bench-load-", suffix=".log", delete=False)
+        env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
+        python = sys.executable
+        for n in range(self.daphnes):
+            self.children[f"daphne-{n + 1}"] = subprocess.Popen(
+                [python, "-m", "daphne", "--fd", str(listener.fileno()), "bench.asgi:application"],
+                cwd=ROOT, env=env, pass_fds=(listener.fileno(),),
+                stdout=subprocess.DEVNULL, stderr=self.log)
+        listener.close()  # the Daphnes hold it now
+        self.children["celery-worker"] = subprocess.Popen(
+            [python, "-m", "celery", "-A", "config", "worker", "-l", "WARNING", "--concurrency", "1",
+             "-Q", self.queue], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+        self.schedule = tempfile.mkdtemp(prefix="bench-load-beat-")
+        self.children["celery-beat"] = subprocess.Popen(
+            [python, "-m", "celery", "-A", "config", "beat", "-l", "WARNING",
+             "--schedule", os.path.join(self.schedule, "schedule")],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+        _wait_for(self.port)
+        return self
+
+    def __exit__(self, *exc):
+        for child in self.children.values():
+            if child.poll() is None:
+                child.terminate()
+        for child in self.children.values():
+            try:
+                child.wait(20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        self.log.close()
+        if os.path.getsize(self.log.name) == 0:
+            os.unlink(self.log.name)
+        else:
+            print(f"the server processes wrote to {self.log.name}")
+
+
+def _run(args, site, tables):
+    import psutil
+
+    ctx = multiprocessing.get_context("spawn")
+    shares = [tables[i::args.clients] for i in range(args.clients)]
+    pipes, clients = [], []
+    for n, share in enumerate(shares):
+        mine, theirs = ctx.Pipe()
+        config = {"port": site.port, "tables": share, "echo": args.echo, "pace": args.pace,
+                  "echo_bytes": args.echo_bytes, "seed": args.seed * 1000 + n}
+        proc = ctx.Process(target=_client_main, args=(config, theirs), daemon=True)
+        proc.start()
+        pipes.append(mine)
+        clients.append(proc)
+    opened = failed = 0
+    first_failure = None
+    for pipe in pipes:
+        if not pipe.poll(600):
+            sys.exit("a client process did not open its sockets within 10 minutes")
+        _, ok, bad, why = pipe.recv()
+        opened, failed = opened + ok, failed + bad
+        first_failure = first_failure or why
+    sockets = len(tables) * args.players
+    print(f"{opened} of {sockets} sockets open"
+          + (f", {failed} failed (first: {first_failure})" if failed else ""), flush=True)
+    if failed:
+        sys.exit(1)
+
+    start = time.monotonic() + 0.5
+    window = (start + args.warmup, start + args.warmup + args.duration)
+    for pipe in pipes:
+        pipe.send(("go", start, window))
+    servers = {name: psutil.Process(child.pid) for name, child in site.children.items()}
+    redis = next((p for p in psutil.process_iter(["name"]) if p.info["name"] == "redis-server"), None)
+    watched = dict(servers, **{f"client-{n + 1}": psutil.Process(c.pid) for n, c in enumerate(clients)})
+    if redis is not None:
+        watched["redis-server (shared)"] = redis
+    time.sleep(max(0.0, window[0] - time.monotonic()))
+    cpu_before = {name: _cpu(p) for name, p in watched.items()}
+    machine_before = psutil.cpu_times()
+    load_before = os.getloadavg()
+    peak = {name: 0 for name in watched}
+    while time.monotonic() < window[1]:
+        for name, proc in watched.items():
+            peak[name] = max(peak[name], _rss(proc))
+        time.sleep(1.0)
+    cpu = {name: (_cpu(p) - cpu_before[name]) / args.duration * 100 for name, p in watched.items()}
+    machine_after = psutil.cpu_times()
+    load_after = os.getloadavg()
+    busy = _busy(machine_before, machine_after)
+    results = []
+    for pipe in pipes:
+        if not pipe.poll(REACH_TIMEOUT + 60):
+            sys.exit("a client process did not report")
+        results.append(pipe.recv()[1])
+    for proc in clients:
+        proc.join(10)
+    dead = [name for name, child in site.children.items() if child.poll() is not None]
+    _report(args, results, cpu, peak, busy, load_before, load_after, dead)
+
+
+def _cpu(proc):
+    """User + system CPU seconds of a process and its children (0 once it is gone)."""
+    try:
+        times = proc.cpu_times()
+        return times.user + times.system + times.children_user + times.children_system
+    except Exception:  # noqa: BLE001 -- a process that ended has no more CPU to count
+        return 0.0
+
+
+def _rss(proc):
+    try:
+        return proc.memory_info().rss
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def _busy(before, after):
+    idle = (after.idle + getattr(after, "iowait", 0)) - (before.idle + getattr(before, "iowait", 0))
+    total = sum(after) - sum(before)
+    return 100 * (1 - idle / total) if total else 0.0
+
+
+def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
+    latencies = [x for r in results for x in r["latencies"]]
+    decided = sum(r["decided"] for r in results)
+    errors = [e for r in results for e in r["errors"]]
+    error_count = sum(r["error_count"] for r in results)
+    resyncs = sum(r["resyncs"] for r in results)
+    late = sum(r["late"] for r in results)
+    what = "echo" if args.echo else "game"
+    print(f"{what}: tables={args.tables} players={args.players} sockets={args.tables * args.players} "
+          f"pace={args.pace}s daphnes={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
+          f"window={args.duration:.0f}s after {args.warmup:.0f}s warm-up")
+    unit = "echoes" if args.echo else "decisions"
+    print(f"  {unit}/s: {decided / args.duration:.1f} ({decided} in the window)")
+    stats = summarize(latencies)
+    if stats:
+        print(f"  latency, action -> every seat has it (n={stats['n']}): median {stats['median']:.1f} ms, "
+              f"p95 {stats['p95']:.1f} ms, p99 {stats['p99']:.1f} ms, max {stats['max']:.1f} ms")
+    else:
+        print("  latency: no measurement")
+    print(f"  errors: {error_count}" + ("" if args.echo else f" (HTTP resyncs after a lost push: {resyncs}; of those skipped pushes, came later: {late})"))
+    for line in errors[:10]:
+        print("   ", line)
+    if dead:
+        print(f"  server processes that stopped during the run: {', '.join(dead)}")
+    print("  CPU (% of one core over the window) and peak memory:")
+    for name in cpu:
+        print(f"    {name:24s} {cpu[name]:6.1f} %  {peak[name] / 2**20:7.1f} MiB")
+    print(f"    machine: {busy:.0f} % busy of {os.cpu_count()} cores")
+    print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
+        *load_before, *load_after))
+    if stats:
+        verdict = "holds" if stats["p95"] < 150 and error_count == 0 else "does NOT hold"
+        print(f"  target (p95 < 150 ms, no error): {verdict}")
+
+
+def _wait_for(port):
+    for _ in range(150):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    sys.exit("Daphne did not start")
+
+
+# --- the clients -----------------------------------------------------------------------------
+
+
+def _client_main(config, pipe):
+    """One client process: a socket per seat of its tables; plays when told, then reports."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
+    asyncio.run(_Clients(config, pipe).run())
+
+
+class _Clients:
+    def __init__(self, config, pipe):
+        self.port = config["port"]
+        self.tables = config["tables"]
+        self.echo = config["echo"]
+        self.pace = config["pace"]
+        self.pad = "x" * config["echo_bytes"]
+        self.rng = random.Random(config["seed"])
+        self.pipe = pipe
+        self.window = (float("inf"), float("inf"))
+        self.stop_at = float("inf")
+        self.latencies, self.errors = [], []
+        self.error_count = self.decided = self.resyncs = self.late = 0
+        self.tasks = set()
+
+    def error(self, text):
+        if self.in_window(time.monotonic()):
+            self.error_count += 1
+            if len(self.errors) < 20:
+                self.errors.append(text)
+
+    def in_window(self, when):
+        return self.window[0] <= when < self.window[1]
+
+    async def run(self):
+        loop = asyncio.get_running_loop()
+        opening = asyncio.Semaphore(16)  # a few handshakes at a time, as pages open
+        if self.echo:
+            tables = [_EchoTable(self, game_id, cookies) for game_id, cookies in self.tables]
+        else:
+            tables = [_GameTable(self, game_id, cookies) for game_id, cookies in self.tables]
+        results = await asyncio.gather(*(t.open(opening) for t in tables), return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        opened = sum(r for r in results if isinstance(r, int))
+        bad = len(self.tables) * len(self.tables[0][1]) - opened if self.tables else 0
+        self.pipe.send(("ready", opened, bad, repr(failures[0]) if failures else None))
+        _, start, self.window = await loop.run_in_executor(None, self.pipe.recv)
+        self.stop_at = self.window[1] + REACH_TIMEOUT + 1
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        await asyncio.gather(*(t.play() for t in tables), return_exceptions=True)
+        for task in list(self.tasks):
+            task.cancel()
+        self.pipe.send(("result", {
+            "latencies": self.latencies, "decided": self.decided, "errors": self.errors,
+            "error_count": self.error_count, "resyncs": self.resyncs, "late": self.late,
+        }))
+
+    async def connect(self, path, cookie):
+        import websockets
+
+        return await websockets.connect(
+            f"ws://127.0.0.1:{self.port}{path}", max_size=None, open_timeout=60,
+            additional_headers={"Cookie": f"sessionid={cookie}",
+                                "Origin": f"http://127.0.0.1:{self.port}"})
+
+    def later(self, coro):
+        """Runs `coro` beside the caller; whatever is still running at the end is cancelled."""
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def http_get(self, path, cookie, htmx=True):
+        """GET as a browser loads the page, or (htmx) as table.js's resync does: the status
+        and the body."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        extra = "HX-Request: true\r\n" if htmx else ""
+        writer.write((f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{self.port}\r\n"
+                      f"Cookie: sessionid={cookie}\r\n{extra}\r\n").encode())
+        data = await reader.read()
+        writer.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1]) if head else 0
+        return status, body.decode()
+
+
+class _GameTable:
+    """The seats of one table, each a page: its socket, the newest fragments it has, and
+    when each event number reached it."""
+
+    def __init__(self, clients, game_id, cookies):
+        self.c, self.game_id, self.cookies = clients, game_id, cookies
+        self.sockets = [None] * len(cookies)
+        self.html = [""] * len(cookies)
+        self.shown = [0] * len(cookies)
+        self.arrivals = [[] for _ in cookies]  # per seat: [(seq, time)], seq rising
+        self.waiters = []  # [(seq, future)]: resolved when every seat shows seq or later
+        self.busy = [False] * len(cookies)  # a seat that is thinking or waiting for its answer
+        self.looked_at = [-1] * len(cookies)  # the page number a seat last decided on
+        self.answers = {}  # key -> future of the server's answer
+        self.missing = [set() for _ in cookies]  # per seat: numbers skipped by a newer push
+        self.lost = [set() for _ in cookies]  # per seat: skipped numbers given up on
+
+    async def open(self, opening):
+        """Each seat loads the page, then opens its socket, as a browser does."""
+        for seat, cookie in enumerate(self.cookies):
+            async with opening:
+                status, html = await self.c.http_get(f"/games/{self.game_id}/", cookie, htmx=False)
+                if status != 200:
+                    raise RuntimeError(f"table {self.game_id} seat {seat}: the page answered {status}")
+                self.shown[seat], self.html[seat] = page_seq(html), html
+                self.sockets[seat] = await self.c.connect(f"/ws/games/{self.game_id}/", cookie)
+        return len(self.cookies)
+
+    async def play(self):
+        await asyncio.gather(*(self.listen(seat) for seat in range(len(self.cookies))))
+
+    async def listen(self, seat):
+        ws = self.sockets[seat]
+        self.arrivals[seat].append((self.shown[seat], time.monotonic()))
+        self.look(seat)
+        try:
+            while True:
+                timeout = self.c.stop_at - time.monotonic()
+                if timeout <= 0:
+                    break
+                try:
+                    payload = await asyncio.wait_for(ws.recv(), timeout)
+                except asyncio.TimeoutError:
+                    break
+                now = time.monotonic()
+                msg = json.loads(payload)
+                kind = msg.get("type")
+                if kind == "fragments":
+                    self.missing[seat].discard(msg["seq"])
+                    if msg["seq"] in self.lost[seat]:
+                        self.lost[seat].discard(msg["seq"])
+                        self.c.late += 1
+                    if msg["seq"] <= self.shown[seat]:
+                        continue
+                    if msg["seq"] > self.shown[seat] + 1:
+                        if TRACE:
+                            print(f"{now:.3f} table {self.game_id} seat {seat} shows "
+                                  f"{self.shown[seat]}, got {msg['seq']}", flush=True)
+                        skipped = range(self.shown[seat] + 1, msg["seq"])
+                        self.missing[seat].update(skipped)  # now: the next message may be one
+                        self.c.later(self.await_gap(seat, skipped))
+                    self.show(seat, msg["seq"], msg["html"], now)
+                elif kind == "hello":
+                    if msg["seq"] != self.shown[seat]:
+                        self.c.later(self.resync(seat))
+                elif kind in ("ok", "error"):
+                    future = self.answers.pop(msg.get("key"), None)
+                    if future is not None and not future.done():
+                        future.set_result(msg)
+        except Exception as exc:  # noqa: BLE001 -- a socket that ends early is an error
+            self.c.error(f"table {self.game_id} seat {seat}: socket ended: {type(exc).__name__}: {exc}")
+        finally:
+            await ws.close()
+
+    async def await_gap(self, seat, numbers):
+        """As table.js: a skipped number that has not come after GAP_WAIT was lost: resync."""
+        await asyncio.sleep(GAP_WAIT)
+        lost = [n for n in numbers if n in self.missing[seat]]
+        self.missing[seat].difference_update(numbers)
+        if lost:
+            if TRACE:
+                print(f"{time.monotonic():.3f} table {self.game_id} seat {seat}: lost {lost}", flush=True)
+            self.lost[seat].update(lost)
+            self.c.resyncs += 1
+            await self.resync(seat)
+
+    async def resync(self, seat):
+        status, html = await self.c.http_get(f"/games/{self.game_id}/", self.cookies[seat])
+        if status != 200:
+            self.c.error(f"table {self.game_id} seat {seat}: resync answered {status}")
+            return
+        seq = page_seq(html)
+        if seq > self.shown[seat]:
+            self.show(seat, seq, html, time.monotonic())
+
+    def show(self, seat, seq, html, now):
+        if TRACE:
+            print(f"{now:.3f} table {self.game_id} seat {seat} shows {seq}: {choices(html)}", flush=True)
+        self.shown[seat], self.html[seat] = seq, html
+        self.arrivals[seat].append((seq, now))
+        del self.arrivals[seat][:-64]
+        for item in list(self.waiters):
+            if min(self.shown) >= item[0] and not item[1].done():
+                item[1].set_result(now)
+                self.waiters.remove(item)
+        self.look(seat)
+
+    def look(self, seat):
+        """Lets the seat think about its page unless it is already busy."""
+        if not self.busy[seat] and time.monotonic() < self.c.window[1]:
+            self.busy[seat] = True
+            self.c.later(self.decide(seat))
+
+    def reached(self, seq):
+        """When the last seat got a page showing `seq` or later (None: not every seat yet)."""
+        times = []
+        for arrivals in self.arrivals:
+            when = next((t for s, t in arrivals if s >= seq), None)
+            if when is None:
+                return None
+            times.append(when)
+        return max(times)
+
+    async def decide(self, seat):
+        try:
+            while True:
+                seq = self.shown[seat]
+                if seq <= self.looked_at[seat]:
+                    return
+                action = pick_action(self.html[seat], self.c.rng)
+                if action is None:
+                    self.looked_at[seat] = seq  # nothing to do on this page
+                    return
+                await asyncio.sleep(self.c.pace * self.c.rng.uniform(0.5, 1.5))
+                if time.monotonic() >= self.c.window[1]:
+                    return
+                if self.shown[seat] != seq:
+                    continue  # the page changed while thinking: look again
+                self.looked_at[seat] = seq
+                await self.act(seat, action)
+        finally:
+            self.busy[seat] = False
+            # A page that arrived while this seat was busy may offer a decision.
+            if self.shown[seat] > self.looked_at[seat]:
+                self.look(seat)
+
+    async def act(self, seat, action):
+        key = uuid.uuid4().hex
+        answer = asyncio.get_running_loop().create_future()
+        self.answers[key] = answer
+        sent = time.monotonic()
+        counted = self.c.in_window(sent)
+        await self.sockets[seat].send(json.dumps({"type": "act", "action": action, "key": key}))
+        try:
+            msg = await asyncio.wait_for(answer, REACH_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.answers.pop(key, None)
+            if counted:
+                self.c.error(f"table {self.game_id} seat {seat}: no answer to {action}")
+            return
+        if TRACE:
+            print(f"{time.monotonic():.3f} table {self.game_id} seat {seat} sent {action} on page "
+                  f"{self.looked_at[seat]}: {msg}", flush=True)
+        if msg["type"] == "error":
+            if counted:
+                self.c.error(f"table {self.game_id} seat {seat}: {action} refused: {msg['message']}")
+            await self.resync(seat)
+            return
+        seq = msg["seq"]
+        # Pages older than this move's event may still come (they crossed it): they show
+        # the choice just made as still open, so they are not for deciding on.
+        self.looked_at[seat] = max(self.looked_at[seat], seq - 1)
+        when = self.reached(seq)
+        if when is None:
+            waiter = asyncio.get_running_loop().create_future()
+            self.waiters.append((seq, waiter))
+            try:
+                when = await asyncio.wait_for(waiter, REACH_TIMEOUT)
+            except asyncio.TimeoutError:
+                if counted:
+                    self.c.error(f"table {self.game_id} event {seq}: not on every page after "
+                                 f"{REACH_TIMEOUT:.0f} s (pages show {self.shown})")
+                return
+        if counted:
+            self.c.decided += 1
+            self.c.latencies.append((when - sent) * 1000)
+
+
+class _EchoTable:
+    """The same sockets in an echo room: one seat at a time sends, every seat gets it back."""
+
+    def __init__(self, clients, game_id, cookies):
+        self.c, self.game_id, self.cookies = clients, game_id, cookies
+        self.sockets = []
+        self.pending = {}  # id -> [sent, seats still to receive, future]
+
+    async def open(self, opening):
+        for cookie in self.cookies:
+            async with opening:
+                self.sockets.append(await self.c.connect(f"/ws/echo/{self.game_id}/", cookie))
+        return len(self.cookies)
+
+    async def play(self):
+        await asyncio.gather(self.speak(), *(self.listen(ws) for ws in self.sockets))
+
+    async def speak(self):
+        n = 0
+        while True:
+            await asyncio.sleep(self.c.pace * self.c.rng.uniform(0.5, 1.5))
+            sent = time.monotonic()
+            if sent >= self.c.window[1]:
+                return
+            n += 1
+            done = asyncio.get_running_loop().create_future()
+            self.pending[n] = [sent, len(self.sockets), done]
+            await self.c.rng.choice(self.sockets).send(
+                json.dumps({"type": "echo", "id": n, "pad": self.c.pad}))
+            try:
+                when = await asyncio.wait_for(done, REACH_TIMEOUT)
+            except asyncio.TimeoutError:
+                if self.c.in_window(sent):
+                    self.c.error(f"room {self.game_id} echo {n}: not on every socket after "
+                                 f"{REACH_TIMEOUT:.0f} s")
+                continue
+            finally:
+                self.pending.pop(n, None)
+            if self.c.in_window(sent):
+                self.c.decided += 1
+                self.c.latencies.append((when - sent) * 1000)
+
+    async def listen(self, ws):
+        try:
+            while True:
+                timeout = self.c.stop_at - time.monotonic()
+                if timeout <= 0:
+                    break
+                try:
+                    payload = await asyncio.wait_for(ws.recv(), timeout)
+                except asyncio.TimeoutError:
+                    break
+                now = time.monotonic()
+                msg = json.loads(payload)
+                item = self.pending.get(msg.get("id"))
+                if item is not None:
+                    item[1] -= 1
+                    if item[1] == 0 and not item[2].done():
+                        item[2].set_result(now)
+        except Exception as exc:  # noqa: BLE001
+            self.c.error(f"room {self.game_id}: socket ended: {type(exc).__name__}: {exc}")
+        finally:
+            await ws.close()
+
+
+if __name__ == "__main__":
+    main()
