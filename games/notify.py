@@ -51,14 +51,14 @@ def seat_pushes(game_id, *, game=None, state=None):
     (both or neither) are the row and state the writer has just committed;
     without them both are read again.
     """
-    from games import services, views
-    from games.models import Game, GameEvent
+    from games import services, store, views
+    from games.models import Game
 
     if game is None or state is None:
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         state = services.load_state(game)
-    seats = list(game.seats.select_related("user"))
-    rows = list(GameEvent.objects.filter(game_id=game_id).order_by("-seq")[: views.LOG_LENGTH])[::-1]
+    seats = store.table_seats(game_id)
+    rows = store.recent_events(game_id, views.LOG_LENGTH)
     listeners = [(seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
     if game.spectators and not game.private:
         listeners.append((public_group(game_id), None))

@@ -15,11 +15,13 @@ without a second query.
 """
 
 import json
+from collections import namedtuple
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import JSONField
 
-from games.models import Game, GameEvent, GameSnapshot
+from games.models import Game, GameEvent, GameSnapshot, Seat
 
 _GAME_FIELDS = Game._meta.concrete_fields
 _SNAPSHOT_FIELDS = GameSnapshot._meta.concrete_fields
@@ -191,3 +193,60 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
     event._state.adding = False
     event._state.db = connection.alias
     return event
+
+
+# --- what a push reads (games.notify, games.views.table_context) -----------------------------
+
+EventRow = namedtuple("EventRow", "seq events")
+_SEAT_FIELDS = [f.attname for f in Seat._meta.concrete_fields]
+_USER_NAME_FIELDS = ("id", "username", "display_name")
+
+
+def recent_events(game_id, limit):
+    """The game's last `limit` events, oldest first, as (seq, events) rows: what the move
+    log needs, without building a model instance per row on every push."""
+    if connection.vendor != "postgresql":
+        rows = GameEvent.objects.filter(game_id=game_id).order_by("-seq").values_list("seq", "events")
+        return [EventRow(*row) for row in rows[:limit]][::-1]
+    sql = _sql.get("recent")
+    if sql is None:
+        sql = _sql["recent"] = (
+            f"SELECT {_q('seq')}, {_q('events')} FROM {_q(GameEvent._meta.db_table)} "
+            f"WHERE {_q('game_id')} = %s ORDER BY {_q('seq')} DESC LIMIT %s"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id, limit])
+        rows = cursor.fetchall()
+    return [EventRow(seq, json.loads(events)) for seq, events in reversed(rows)]
+
+
+def table_seats(game_id):
+    """The game's seats in seat order, each person's `user` loaded with its names only
+    (every other field is deferred: reading one costs a query, never a wrong value)."""
+    if connection.vendor != "postgresql":
+        return list(Seat.objects.filter(game_id=game_id).select_related("user"))
+    user_model = get_user_model()
+    sql = _sql.get("seats")
+    if sql is None:
+        user_columns = ", ".join(
+            f"u.{_q(user_model._meta.get_field(f).column)}" for f in _USER_NAME_FIELDS)
+        sql = _sql["seats"] = (
+            f"SELECT {', '.join('s.' + _q(Seat._meta.get_field(f).column) for f in _SEAT_FIELDS)}, "
+            f"{user_columns} FROM {_q(Seat._meta.db_table)} s "
+            f"LEFT OUTER JOIN {_q(user_model._meta.db_table)} u ON u.{_q('id')} = s.{_q('user_id')} "
+            f"WHERE s.{_q('game_id')} = %s ORDER BY s.{_q('number')}"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id])
+        rows = cursor.fetchall()
+    seats = []
+    n = len(_SEAT_FIELDS)
+    for row in rows:
+        seat = Seat.from_db(connection.alias, _SEAT_FIELDS, row[:n])
+        if seat.user_id is not None:
+            seat._state.fields_cache["user"] = user_model.from_db(
+                connection.alias, _USER_NAME_FIELDS, row[n:])
+        else:
+            seat._state.fields_cache["user"] = None
+        seats.append(seat)
+    return seats

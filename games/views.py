@@ -20,7 +20,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from games import engine, services, spectators
+from games import engine, services, spectators, store
 from games.engine.cards import COLOR as CARD_COLOR
 from games.engine.cards import KIND as CARD_KIND
 from games.models import TEAM_SHAPES, Game, GameEvent
@@ -231,7 +231,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
     n = game.players
     half = n // 2
     if seats is None:
-        seats = list(game.seats.select_related("user"))
+        seats = store.table_seats(game.pk)
     # Bots are told apart by seat: three "Bot (Easy)" would make the log unreadable.
     names = {
         s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot
@@ -240,7 +240,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
     }
     bots = {s.number for s in seats if s.is_bot}
     if rows is None:
-        rows = list(GameEvent.objects.filter(game_id=game.pk).order_by("-seq")[:LOG_LENGTH])[::-1]
+        rows = store.recent_events(game.pk, LOG_LENGTH)
 
     log = []
     for row in rows:
