@@ -131,7 +131,12 @@ if REDIS_URL:
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # channels-redis waits up to 5 s for a message while redis-py's own read timeout
             # is 5 s too: an idle Daphne then drops sockets with "Timeout reading".
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+            # capacity: every socket of one Daphne process shares one Redis queue (its
+            # "specific" channels), and past `capacity` messages waiting there channels-redis
+            # drops group sends silently: 100 (the default) is one busy second of pushes
+            # at a few hundred tables (bench/load.py, docs/load.md).
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                       "capacity": envint("CHANNEL_CAPACITY", 2000)},
         }
     }
     CACHES = {
