@@ -1,14 +1,37 @@
+import functools
 import logging
 from datetime import timedelta
 
 from celery import shared_task
+from celery.contrib.django.task import DjangoTask
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from games import botplay, services
 from games.models import Game, GameEvent, Seat
 
 log = logging.getLogger(__name__)
+
+
+class SweptTask(DjangoTask):
+    """A task whose work a beat sweep finds again if it is never sent: a bot move (the
+    stalled-bot sweep, `bot_due_at`) or an email (the outbox retry).
+
+    Sent after the commit of a decision, so a broker that cannot be reached (Redis
+    restarting) must not fail the request that committed it: the move is stored, and an
+    error would tell the player otherwise (tests/faults/test_redis_restart.py).
+    """
+
+    def delay_on_commit(self, *args, **kwargs):
+        transaction.on_commit(functools.partial(_send_or_leave_to_sweep, self, args, kwargs))
+
+
+def _send_or_leave_to_sweep(task, args, kwargs):
+    try:
+        task.apply_async(args, kwargs)
+    except Exception:
+        log.exception("could not send %s%r; the beat sweep will find its work", task.name, args)
 
 
 def _all_events(game_id):
@@ -19,7 +42,7 @@ def _all_events(game_id):
     return history
 
 
-@shared_task(bind=True, ignore_result=True, max_retries=5)
+@shared_task(base=SweptTask, bind=True, ignore_result=True, max_retries=5)
 def play_bot(self, game_id, seat, seq):
     """Makes bot `seat`'s decision in the position after event `seq`.
 
@@ -113,7 +136,7 @@ def fire_clock(game_id):
     return clock.fire(game_id)
 
 
-@shared_task(ignore_result=True)
+@shared_task(base=SweptTask, ignore_result=True)
 def deliver_emails(game_id):
     from games import emails
 

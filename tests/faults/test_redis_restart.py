@@ -108,3 +108,58 @@ def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_red
     assert services.replay(game).to_dict() == game.snapshot.state
     assert GameEvent.objects.filter(game=game, seat=0, actor="person").count() == 1
     assert GameEvent.objects.filter(game=game, seat=1, actor="person").count() == 1
+
+
+def _seed_where_a_bot_plays_first():
+    """A seed whose first turn after the setup pass is a bot's (seats 1 to 3), so that Ana's
+    setup card, the last one, makes a bot move due at once."""
+    from games import engine
+
+    options = Game(players=4, pace=Game.Pace.TURN_BASED, turn_hours=24).engine_options()
+    for seed in range(1, 100):
+        state = engine.Game.new(options, seed)
+        for seat in (1, 2, 3, 0):
+            state.act(seat, state.auto_action(seat))
+        if set(services.pending_seats(state)) & {1, 2, 3}:
+            return seed
+    raise AssertionError("no seed found")
+
+
+def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_follows(
+    own_redis, chrome
+):
+    """The move's transaction commits in PostgreSQL; sending the bot's task (and the push)
+    then fails with Redis gone. The player must not be told the move failed, and once Redis
+    is back beat's stalled-bot sweep sends the bot's move that was never queued."""
+    redis, stack = own_redis
+    sweeps = {"BOT_SWEEP_SECONDS": "1", "BOT_STALL_SECONDS": "2", "CLOCK_SWEEP_SECONDS": "1"}
+    url = stack.daphne()
+    stack.worker(env=sweeps)
+    stack.beat(env=sweeps)
+    ana = make_user("ana", display_name="Ana")
+    game = make_started_game([ana], bots=["easy"], pace=Game.Pace.TURN_BASED, turn_hours=24,
+                             seed=_seed_where_a_bot_plays_first())
+    page = page_for(chrome, url, ana)
+    page.goto(f"{url}/games/{game.pk}/")
+    live(page)
+    wait_seq(page, 4)  # the three bots chose their setup cards
+
+    redis.kill()
+    pass_a_card(page)
+    page.get_by_text("You chose").first.wait_for(timeout=30_000)  # the answer to the post
+    assert page.locator("#flash").text_content() == ""
+    assert page.locator("#table-status [role=alert]").count() == 0
+    game.refresh_from_db()
+    assert game.last_seq >= 5 and set(game.waiting_on) & {1, 2, 3}
+    stored = game.last_seq
+
+    redis.start()
+    wait_until(lambda: GameEvent.objects.filter(game=game, seq=stored + 1).exists(), 60,
+               "the bot's move after Redis came back", lambda: stack.log("worker")[-3000:])
+    live(page)
+    game.refresh_from_db()
+    wait_seq(page, game.last_seq)
+    assert GameEvent.objects.get(game=game, seq=stored + 1).actor == "bot"
+    assert "could not send games.tasks.play_bot" in stack.log("daphne")  # it was never queued
+    seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, game.last_seq + 1))
