@@ -31,7 +31,8 @@ from config.celery import app as celery_app
 from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
 
 ROOT = Path(settings.BASE_DIR)
-OWN_REDIS_PORT = 6391
+# Our own Redis (never the shared one on 6379); one port per pytest-xdist worker, if any.
+OWN_REDIS_PORT = 6391 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 # What a subprocess must not inherit from the test run.
 _NOT_INHERITED = ("CELERY_TASK_ALWAYS_EAGER", "WCT_FAULT", "WCT_FAULT_ACTION", "WCT_FAULT_ARM",
                   "DJANGO_ALLOW_ASYNC_UNSAFE")
@@ -234,7 +235,7 @@ def stack(tmp_path, transactional_db, secret_key):
 
 
 class OwnRedis:
-    """A redis-server of this test's own on port 6391, in memory only, that may be killed."""
+    """A redis-server of this test's own (port 6391), in memory only, that may be killed."""
 
     def __init__(self, directory):
         self.dir = directory
