@@ -251,11 +251,28 @@ class _Site:
                 child.wait(20)
             except subprocess.TimeoutExpired:
                 child.kill()
+        self._drop_queue()
         self.log.close()
         if os.path.getsize(self.log.name) == 0:
             os.unlink(self.log.name)
         else:
             print(f"the server processes wrote to {self.log.name}")
+
+
+    def _drop_queue(self):
+        """The run's Celery queue goes with it (countdowns still waiting there are moot)."""
+        import redis
+        from django.conf import settings
+
+        try:
+            broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+            # The queue's list (and its priority lists) and kombu's bindings: every key
+            # named after this run's queue, which no one else uses.
+            keys = list(broker.scan_iter(match=f"*{self.queue}*"))
+            if keys:
+                broker.delete(*keys)
+        except Exception as exc:  # noqa: BLE001 -- a leftover queue is harmless
+            print(f"could not remove the Celery queue {self.queue}: {exc}")
 
 
 def _run(args, site, tables):
