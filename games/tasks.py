@@ -29,7 +29,7 @@ class SweptTask(DjangoTask):
 
 def _send_or_leave_to_sweep(task, args, kwargs):
     try:
-        task.apply_async(args, kwargs)
+        task.delay(*args, **kwargs)
     except Exception:
         log.exception("could not send %s%r; the beat sweep will find its work", task.name, args)
 
