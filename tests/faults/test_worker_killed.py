@@ -113,6 +113,27 @@ def test_a_pool_process_killed_mid_bot_move_gets_its_task_back_at_once(stack):
     _consistent(game)
 
 
+def test_a_bot_move_whose_database_connection_dies_is_retried_and_made_once(stack):
+    """Not a kill: PostgreSQL ends the worker's connection between the bot move's write and
+    its commit. The task is told the move was not saved, retries a second later on a new
+    connection, and the bot moves once (no beat, no restart: the retry alone)."""
+    arm, fault = stack.fault_env("decision.written:bot", action="disconnect")
+    stack.worker(env=fault)
+
+    game = _three_people_and_a_bot()
+
+    wait_until(lambda: _events(game, actor="bot"), 30, "the bot's move, retried",
+               lambda: stack.log("worker")[-3000:])
+    time.sleep(1.5)
+    assert not arm.exists()
+    (move,) = _events(game, actor="bot")
+    assert move.idempotency_key == "bot-3-1"
+    log = stack.log("worker")
+    assert "decision not saved" in log and "retry" in log.lower()
+    assert stack.procs["worker"].poll() is None
+    _consistent(game)
+
+
 def _due_now(game, seats=None):
     """Makes the running clocks of `seats` (all by default) due now, as if their time had run
     out (instead of waiting out a real move timer)."""
