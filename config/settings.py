@@ -42,8 +42,32 @@ DEBUG = envbool("DEBUG", True)
 SECRET_KEY = envstr("SECRET_KEY", "dev-only-not-secret-wildcards-teams")
 if not DEBUG and SECRET_KEY.startswith("dev-only"):
     raise RuntimeError("Set SECRET_KEY when DEBUG is off")
+if not DEBUG and not os.environ.get("ALLOWED_HOSTS"):
+    raise RuntimeError("Set ALLOWED_HOSTS (the site's host names) when DEBUG is off")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+
+# --- HTTPS (docs/security.md) ------------------------------------------------
+# Off in development (`make run` serves plain HTTP on 127.0.0.1); on by default as
+# soon as DEBUG is off, each one overridable. `manage.py check --deploy` passes
+# with the production defaults (tests/security/test_settings.py runs it).
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", not DEBUG)
+# Behind a reverse proxy that ends TLS, Django sees plain HTTP: name the header the
+# proxy sets, e.g. SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https. Only for a
+# proxy that overwrites that header on every request (a client could send it too).
+_proxy_header = envlist("SECURE_PROXY_SSL_HEADER", [])
+if _proxy_header:
+    if len(_proxy_header) != 2:
+        raise RuntimeError("SECURE_PROXY_SSL_HEADER is 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https")
+    SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
 SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
 
 INSTALLED_APPS = [
