@@ -145,7 +145,7 @@ def main(argv=None):
     parser.add_argument("--echo", action="store_true", help="the bare echo instead of the game")
     parser.add_argument("--echo-bytes", type=int, default=11000,
                         help="echo payload, about one seat's fragments")
-    parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes")
+    parser.add_argument("--daphnes", type=int, default=4, help="Daphne processes (two per core)")
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)

@@ -10,6 +10,7 @@ pages, with no other service to install.
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -61,15 +62,25 @@ class Command(BaseCommand):
 
     def _run_processes(self, host, port, var):
         python = sys.executable
+        # WEB_PROCESSES Daphnes accept on one listening socket (the kernel hands each new
+        # connection to one of them). One process runs its sockets and their moves under one
+        # GIL; the load tool held its figures best with two per core (docs/load.md).
+        web = max(1, int(os.environ.get("WEB_PROCESSES", "1")))
+        listener = socket.create_server((host, port), backlog=1024)
+        fd = listener.fileno()
         commands = {
-            "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"],
+            **{f"web-{n + 1}" if web > 1 else "web":
+               [python, "-m", "daphne", "--fd", str(fd), "config.asgi:application"]
+               for n in range(web)},
             "worker": [python, "-m", "celery", "-A", "config", "worker", "-l", "INFO",
                        "--concurrency", os.environ.get("WORKER_CONCURRENCY", "2")],
             # Exactly one beat: two would run every periodic task twice.
             "beat": [python, "-m", "celery", "-A", "config", "beat", "-l", "INFO",
                      "--schedule", str(var / "celerybeat-schedule")],
         }
-        children = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
+        children = {name: subprocess.Popen(cmd, pass_fds=(fd,) if name.startswith("web") else ())
+                    for name, cmd in commands.items()}
+        listener.close()  # the Daphnes hold it now
 
         def stop(*_):
             for child in children.values():
