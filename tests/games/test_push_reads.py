@@ -1,4 +1,7 @@
-"""What a push reads (games/store.py): the seats with their names, the last events."""
+"""What a push reads (games/store.py): the seats with their names, the last events.
+
+Seeds are given, so that these tests leave conftest's seed sequence to the tests after them.
+"""
 
 import pytest
 
@@ -10,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_table_seats_are_in_seat_order_with_each_persons_name(four):
-    game = make_started_game(four[:3], bots=("easy",))
+    game = make_started_game(four[:3], bots=("easy",), seed=5)
     seats = store.table_seats(game.pk)
     assert [s.number for s in seats] == [0, 1, 2, 3]
     assert [s.label() for s in seats] == [s.label() for s in Seat.objects.filter(game=game)]
@@ -18,13 +21,13 @@ def test_table_seats_are_in_seat_order_with_each_persons_name(four):
 
 
 def test_a_field_table_seats_did_not_load_is_read_when_asked_never_left_blank(four):
-    game = make_started_game(four)
+    game = make_started_game(four, seed=5)
     seat = store.table_seats(game.pk)[1]
     assert seat.user.email == "bo@example.com"
 
 
 def test_recent_events_are_the_last_ones_oldest_first(four):
-    game = make_started_game(four)
+    game = make_started_game(four, seed=5)
     play_until(game, 12)
     rows = store.recent_events(game.pk, 5)
     stored = list(GameEvent.objects.filter(game=game).order_by("seq"))[-5:]
