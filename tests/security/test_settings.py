@@ -26,8 +26,11 @@ PRODUCTION = {
 
 
 def run(args, **env):
+    # DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests' support (tests/browser_support.py)
+    # for the test process only; a deployment never has it, and check --deploy rightly refuses it.
     clean = {k: v for k, v in os.environ.items()
-             if k not in PRODUCTION and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))}
+             if k not in PRODUCTION and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+             and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))}
     return subprocess.run([sys.executable, *args], cwd=ROOT, env={**clean, **env},
                           capture_output=True, text=True, timeout=120)
 
