@@ -63,7 +63,8 @@ SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", not DEBUG)
 _proxy_header = envlist("SECURE_PROXY_SSL_HEADER", [])
 if _proxy_header:
     if len(_proxy_header) != 2:
-        raise RuntimeError("SECURE_PROXY_SSL_HEADER is 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https")
+        raise RuntimeError(
+            "SECURE_PROXY_SSL_HEADER is 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https")
     SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

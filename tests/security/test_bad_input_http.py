@@ -166,7 +166,8 @@ def lobby_seat_action(name):
             else:
                 user = draw(st.sampled_from([w.bo, w.ed, w.cy]))  # not the host
         data = draw(junk_fields(["level"]))
-        if name == "lobby:bot" and kind != "not-allowed" and data.get("level") in Seat.BotLevel.values:
+        real_level = data.get("level") in Seat.BotLevel.values
+        if name == "lobby:bot" and kind != "not-allowed" and real_level:
             data["level"] = "x" + data["level"]
         return Request(user, "post", url(name, game_id, number), data)
     return case

@@ -25,7 +25,8 @@ def logged_in_page(browser, base_url, user):
     return page
 
 
-def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(daphne_url, chromium_browser):  # noqa: F811
+def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(  # noqa: F811 (fixtures)
+        daphne_url, chromium_browser):
     ana, bo = make_user("ana"), make_user("bo")
     cy, di = make_user("cy"), make_user("di")
     game = lobby.create_table(ana, seed=11)
@@ -35,7 +36,7 @@ def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(daphne_url, chrom
     ana_page = logged_in_page(chromium_browser, daphne_url, ana)
     bo_page = logged_in_page(chromium_browser, daphne_url, bo)
     frames = []
-    bo_page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    bo_page.on("websocket", lambda ws: ws.on("framereceived", frames.append))
     for page in (ana_page, bo_page):
         page.goto(f"{daphne_url}/games/{game.pk}/")
         page.locator("#connection[data-state=live]").wait_for()
