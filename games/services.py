@@ -206,6 +206,11 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     """
     now = now or timezone.now()
     seq = game.last_seq + 1
+    # The push first: on-commit callbacks run in the order they were registered, and the
+    # pages should not wait for the countdown task clock.plan sends to Celery (docs/load.md).
+    # The row and state go along (positionally: wrappers take *args), so the push need not
+    # read them again; `game` is brought up to date below, before the commit.
+    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq, game, state))
     public = state.view(None)
     pending = _pending_seats(state, public)
     bot_seats = set(game.bot_seats)
@@ -232,9 +237,6 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     for name, value in columns.items():
         setattr(game, name, value)
 
-    # The row and state just recorded go along (positionally: wrappers take *args), so the
-    # push need not read them again.
-    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq, game, state))
     if bots_to_move:
         from games.tasks import play_bot
 
