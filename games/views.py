@@ -218,6 +218,91 @@ def _stand_in_note(game, seat):
     return " (a bot plays while they are away)"
 
 
+# --- the two hottest loops of the fragments, built here ------------------------------------
+# A push renders the fragments once per seat; the seat plates and the hand's card buttons
+# were most of the template's time (docs/load.md). These give exactly the markup the
+# template's loops gave (tests/games/test_fragment_markup.py compares them).
+
+
+def _plural(count):
+    return "" if count == 1 else "s"
+
+
+_STATES = (  # the first that applies, as the template's if/elif chain had it
+    ("departed", '<span class="state">left</span>\n        '),
+    ("out", '<span class="state">out</span>\n        '),
+    ("to_play", '<span class="state turn">to play</span>\n        '),
+    ("has_chosen", '<span class="state chosen">has chosen</span>\n        '),
+    ("choosing", '<span class="state">choosing…</span>\n        '),
+    ("waiting", '<span class="state">deciding…</span>'),
+)
+
+
+def players_html(players):
+    """The seat plates (the `seats` partial's list items)."""
+    parts = []
+    for p in players:
+        name, shape, cards = escape(p["name"]), escape(p["shape"]), p["cards"]
+        state = next((text for key, text in _STATES if p[key]), "")
+        parts.append(
+            f'\n    <li class="plate team-{p["team"]}{" you" if p["you"] else ""}'
+            f'{" to-play" if p["to_play"] else ""}{" is-out" if p["out"] else ""}'
+            f'{" is-departed" if p["departed"] else ""}"\n'
+            f'        style="--x: {p["x"]}%; --y: {p["y"]}%" id="seat-{p["number"]}"\n'
+            f'        aria-label="{name}{" (you)" if p["you"] else ""}, team {shape}'
+            f'{", your partner" if p["partner"] else ""}, {cards} card{_plural(cards)}'
+            f'{", out" if p["out"] else ""}{", left the game" if p["departed"] else ""}'
+            f'{", to play" if p["to_play"] else ""}">\n'
+            f'      <div class="band"><svg class="shape shape-{shape}" aria-hidden="true">'
+            f'<use href="#shape-{shape}"></use></svg><span class="team-name">Team {shape}</span>\n'
+            f'        {_PARTNER_MARK if p["partner"] else ""}\n'
+            f'        {_DEALER_MARK if p["dealer"] else ""}</div>\n'
+            f'      <div class="who"><span class="name">{name}</span>'
+            f'{_YOU_TAG if p["you"] else ""}</div>\n'
+            f'      <div class="meta">\n'
+            f'        <span class="count" title="cards in hand">{cards}<span class="visually-hidden">'
+            f' card{_plural(cards)}</span></span>\n'
+            f'        {state}\n'
+            f'      </div>\n'
+            f'    </li>\n    '
+        )
+    return mark_safe("".join(parts))
+
+
+_PARTNER_MARK = ('<svg class="rings" aria-hidden="true"><use href="#sym-rings"></use></svg>'
+                 '<span class="visually-hidden">your partner</span>')
+_DEALER_MARK = '<span class="dealer" title="dealer">D</span>'
+_YOU_TAG = ' <span class="tag">you</span>'
+
+
+def hand_html(hand, mode):
+    """The hand's card buttons (the `hand` partial's list items)."""
+    if not hand:
+        return mark_safe('<li class="empty">No cards.</li>\n      ')
+    parts = []
+    for card in hand:
+        ident, name, code = escape(card["id"]), escape(card["name"]), escape(card["code"])
+        disabled = "" if card["enabled"] else " disabled"
+        if mode == "play":
+            if card["wild"] and card["enabled"]:
+                button = (f'<button type="button" class="card hand-card playable" id="{ident}" '
+                          f'aria-label="{name}" data-wild="{code}" aria-expanded="false" '
+                          f'aria-controls="colours-{code}">{card["html"]}</button>\n        \n      ')
+            else:
+                button = (f'<button type="submit" class="card hand-card'
+                          f'{" playable" if card["playable"] else ""}" id="{ident}" name="play" '
+                          f'value="{code}" aria-label="{name}"{disabled}>{card["html"]}</button>\n      ')
+        elif mode in ("pick", "give"):
+            button = (f'<button type="button" class="card hand-card choosable" id="{ident}" '
+                      f'aria-label="{name}" aria-pressed="false" data-code="{code}"{disabled}>'
+                      f'{card["html"]}</button>\n      ')
+        else:
+            button = (f'<button type="button" class="card hand-card" id="{ident}" '
+                      f'aria-label="{name}" disabled>{card["html"]}</button>')
+        parts.append(f"\n      <li>{button}</li>\n      ")
+    return mark_safe("".join(parts))
+
+
 def table_context(game, seat, *, state=None, rows=None, seats=None):
     """Everything the table template needs for `seat` (None: a spectator).
 
@@ -354,8 +439,10 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "seat": seat,
         "view": view,
         "players": players,
+        "players_html": players_html(players),
         "teams": teams,
         "hand": hand,
+        "hand_html": hand_html(hand, mode),
         "mode": mode,
         "pick_label": "Pass card",
         "decision": decision,
