@@ -36,7 +36,10 @@ def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(  # noqa: F811 (f
     ana_page = logged_in_page(chromium_browser, daphne_url, ana)
     bo_page = logged_in_page(chromium_browser, daphne_url, bo)
     frames = []
-    bo_page.on("websocket", lambda ws: ws.on("framereceived", frames.append))
+    def listen(ws):
+        ws.on("framereceived", lambda payload: frames.append(payload))
+
+    bo_page.on("websocket", listen)
     for page in (ana_page, bo_page):
         page.goto(f"{daphne_url}/games/{game.pk}/")
         page.locator("#connection[data-state=live]").wait_for()
