@@ -196,8 +196,18 @@ def act(w, draw):
     state = w.state()
     user = draw(st.sampled_from([*w.players, w.ed]))
     seat = w.seat_of(user)
-    kind = draw(st.sampled_from(["junk", "other-seat", "json"]))
-    if kind == "junk":
+    kind = draw(st.sampled_from(["junk", "other-seat", "json", "own-move-with-junk"]))
+    if kind == "own-move-with-junk":
+        # The seat on turn, its own legal move, with keys no move has: the engine would
+        # ignore them, and the event row would store them (a NUL there is a 500).
+        user = w.players[w.game.turn]
+        seat = w.game.turn
+        action = dict(draw(st.sampled_from(state.legal_actions(seat))))
+        action.update(draw(st.dictionaries(
+            st.text(min_size=1, max_size=10).filter(lambda k: k not in game_views.ACTION_KEYS),
+            junk, min_size=1, max_size=2)))
+        data = {"action": json.dumps(action), "key": draw(st.text(min_size=1, max_size=40))}
+    elif kind == "junk":
         data = draw(junk_fields(["play", "color", "cards", "give", "pick", "do", "action", "key",
                                  "seat"]))
         data.pop("concede", None)
