@@ -49,6 +49,13 @@ class Player:
     async def act(self, action, key):
         await self.socket.send(json.dumps({"type": "act", "action": action, "key": key}))
 
+    async def answered(self, key, timeout=10):
+        async def until():
+            while key not in self.replies:
+                await asyncio.sleep(0.02)
+
+        await asyncio.wait_for(until(), timeout)
+
     async def wait_for(self, seq, timeout=30):
         async def until():
             while seq not in self.pushes:
@@ -95,6 +102,9 @@ def test_two_players_on_two_daphnes_see_each_others_moves_and_the_workers_bot_mo
             # ...and Bo moves on Daphne 2: Ana sees it live on Daphne 1.
             await players["bo"].act(bo_move, "bo-1")
             ana_sees = await players["ana"].wait_for(5)
+            # A mover's answer may come after the other page's push (two processes).
+            for name, key in (("ana", "ana-1"), ("bo", "bo-1")):
+                await players[name].answered(key)
             return bo_sees, ana_sees
         finally:
             for task in tasks:
