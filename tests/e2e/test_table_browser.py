@@ -1,6 +1,7 @@
 """The table screen in a real Chromium, served by a real Daphne (websockets included)."""
 
 import re
+import time
 
 import pytest
 from django.test import Client
@@ -52,9 +53,13 @@ def _act_once(page):
     mode = form.get_attribute("data-mode")
     if mode in ("pick", "give"):
         need = int(form.get_attribute("data-need"))
-        cards = page.locator("#hand-form .choosable:not([disabled])")
-        for i in range(need):
-            cards.nth(i).click()
+        # Cards an earlier, interrupted attempt pressed stay pressed (the page keeps a
+        # selection across pushes): press only what is still missing, or a second click
+        # would release them and the button would never enable.
+        pressed = page.locator("#hand-form .choosable[aria-pressed=true]").count()
+        cards = page.locator("#hand-form .choosable:not([disabled]):not([aria-pressed=true])")
+        for i in range(max(0, need - pressed)):
+            cards.nth(0).click()
         page.get_by_role("button", name="Pass card" if mode == "pick" else "Give").click()
         return True
     if mode != "play":
@@ -76,11 +81,19 @@ def _act_once(page):
     return False
 
 
-def play_to_the_end(page, *, screenshot_after=None, limit=600):
+def play_to_the_end(page, *, screenshot_after=None, limit=600, stall_seconds=90):
+    """Plays this seat's decisions until the final result. Fails, rather than hangs, when the
+    game makes no progress (no new event on the page) for `stall_seconds`."""
     moves = 0
+    last_seq, last_change = seq_of(page), time.monotonic()
     while not finished(page):
         assert moves < limit, "the game did not end"
         seq = seq_of(page)
+        if seq != last_seq:
+            last_seq, last_change = seq, time.monotonic()
+        assert time.monotonic() - last_change < stall_seconds, (
+            f"no new event for {stall_seconds} s at seq {seq}: "
+            + page.locator("#table-page").inner_text()[:2000])
         if act_once(page):
             moves += 1
             wait_past(page, seq)
