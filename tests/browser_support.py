@@ -18,3 +18,15 @@ def require_chromium():
     # Playwright's sync API runs an event loop in this thread; the test's own
     # ORM calls are still plain synchronous code.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture
+def chromium_browser():
+    """Debian's Chromium under Playwright, for one test (conftests import this fixture)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

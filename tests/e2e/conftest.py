@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.browser_support import chromium_browser, require_chromium  # noqa: F401 (fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -67,17 +67,6 @@ def daphne_url(transactional_db):
     log.close()
     # The flush after a transactional test waits for the server's connections to end.
     connection.close()
-
-
-@pytest.fixture
-def chromium_browser():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def new_page(browser, **context_options):

@@ -28,7 +28,7 @@ from django.db import connection
 from django.test import Client
 
 from config.celery import app as celery_app
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.browser_support import chromium_browser, require_chromium  # noqa: F401 (fixture)
 
 ROOT = Path(settings.BASE_DIR)
 # Our own Redis (never the shared one on 6379); one port per pytest-xdist worker, if any.
@@ -313,17 +313,6 @@ def session_cookie(user):
     client = Client()
     client.force_login(user)
     return client.cookies["sessionid"].value
-
-
-@pytest.fixture
-def chrome():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def page_for(browser, base_url, user, context=None):

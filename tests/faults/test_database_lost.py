@@ -83,12 +83,12 @@ def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearl
 
 @pytest.mark.browser
 def test_a_clicked_move_whose_database_connection_dies_shows_an_error_and_can_be_made_again(
-    stack, chrome
+    stack, chromium_browser
 ):
     (ana, *_), game = _four_people()
     arm, fault = stack.fault_env("decision.written:person", action="disconnect")
     url = stack.daphne(env=fault)
-    page = page_for(chrome, url, ana)
+    page = page_for(chromium_browser, url, ana)
     page.goto(f"{url}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
     before = _stored(game)

@@ -45,7 +45,7 @@ def pass_a_card(page):
     page.get_by_role("button", name="Pass card").click()
 
 
-def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_redis, chrome):
+def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_redis, chromium_browser):
     redis, stack = own_redis
     sweeps = {"BOT_SWEEP_SECONDS": "1", "BOT_STALL_SECONDS": "2", "CLOCK_SWEEP_SECONDS": "1"}
     url = stack.daphne()
@@ -54,10 +54,10 @@ def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_red
     ana, bo = make_user("ana", display_name="Ana"), make_user("bo", display_name="Bo")
     game = make_started_game([ana, bo], bots=["easy"], pace=Game.Pace.TURN_BASED, turn_hours=24)
 
-    ana_page = page_for(chrome, url, ana)
+    ana_page = page_for(chromium_browser, url, ana)
     ana_page.context.add_init_script(COUNT_SOCKETS)
-    ana_tab = page_for(chrome, url, ana, context=ana_page.context)  # a second tab
-    bo_page = page_for(chrome, url, bo)
+    ana_tab = page_for(chromium_browser, url, ana, context=ana_page.context)  # a second tab
+    bo_page = page_for(chromium_browser, url, bo)
     bo_page.context.add_init_script(COUNT_SOCKETS)
     pages = (ana_page, ana_tab, bo_page)
     for page in pages:
@@ -126,7 +126,7 @@ def _seed_where_a_bot_plays_first():
 
 
 def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_follows(
-    own_redis, chrome
+    own_redis, chromium_browser
 ):
     """The move's transaction commits in PostgreSQL; sending the bot's task (and the push)
     then fails with Redis gone. The player must not be told the move failed, and once Redis
@@ -139,7 +139,7 @@ def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_f
     ana = make_user("ana", display_name="Ana")
     game = make_started_game([ana], bots=["easy"], pace=Game.Pace.TURN_BASED, turn_hours=24,
                              seed=_seed_where_a_bot_plays_first())
-    page = page_for(chrome, url, ana)
+    page = page_for(chromium_browser, url, ana)
     page.goto(f"{url}/games/{game.pk}/")
     live(page)
     wait_seq(page, 4)  # the three bots chose their setup cards

@@ -37,12 +37,12 @@ def at_seq(page, seq):
         timeout=15_000)
 
 
-def test_a_reload_a_second_tab_and_a_new_tab_show_the_same_table(stack, chrome):
+def test_a_reload_a_second_tab_and_a_new_tab_show_the_same_table(stack, chromium_browser):
     people = [make_user(name) for name in ("ana", "bo", "cy", "di")]
     url = stack.daphne()
     game = make_started_game(people, pace=Game.Pace.TURN_BASED, turn_hours=24)
-    first = page_for(chrome, url, people[0])
-    second = page_for(chrome, url, people[0], context=first.context)  # same session
+    first = page_for(chromium_browser, url, people[0])
+    second = page_for(chromium_browser, url, people[0], context=first.context)  # same session
     for tab in (first, second):
         tab.goto(f"{url}/games/{game.pk}/")
         tab.locator("#connection[data-state=live]").wait_for()
@@ -79,7 +79,7 @@ def test_a_reload_a_second_tab_and_a_new_tab_show_the_same_table(stack, chrome):
     second.locator("#connection[data-state=live]").wait_for()
     assert second.evaluate("window.__notReloaded") is None
     assert screen(second) == live
-    third = page_for(chrome, url, people[0], context=first.context)
+    third = page_for(chromium_browser, url, people[0], context=first.context)
     third.goto(f"{url}/games/{game.pk}/")
     third.locator("#connection[data-state=live]").wait_for()
     assert screen(third) == live

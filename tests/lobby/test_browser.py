@@ -6,22 +6,16 @@ import time
 import pytest
 
 from games.models import Game, GameEvent
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.browser_support import chromium_browser  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def browser_page(live_server):
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.set_default_timeout(15_000)
-        yield page
-        browser.close()
+def browser_page(live_server, chromium_browser):
+    page = chromium_browser.new_page()
+    page.set_default_timeout(15_000)
+    yield page
 
 
 def test_a_newcomer_signs_up_fills_a_table_with_bots_starts_and_passes_a_card(
