@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 from tests.browser_support import chromium_browser, require_chromium  # noqa: F401 (fixture)
 
@@ -73,4 +74,14 @@ def new_page(browser, **context_options):
     context = browser.new_context(**context_options)
     page = context.new_page()
     page.set_default_timeout(4_000)
+    return page
+
+
+def logged_in_page(browser, base_url, user):
+    """A page in a context of its own, logged in as `user` through a session cookie."""
+    client = Client()
+    client.force_login(user)
+    page = new_page(browser, viewport={"width": 1100, "height": 850})
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": base_url}])
     return page

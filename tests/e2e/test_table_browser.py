@@ -4,14 +4,13 @@ import re
 import time
 
 import pytest
-from django.test import Client
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games import engine
 from games.models import Game
 from lobby import services as lobby
 from tests.conftest import make_user
-from tests.e2e.conftest import ARTIFACTS, new_page
+from tests.e2e.conftest import ARTIFACTS, logged_in_page, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -143,15 +142,6 @@ def test_a_newcomer_signs_up_adds_three_bots_and_plays_a_whole_game_by_clicking(
     page.screenshot(path=str(ARTIFACTS / "table-result.png"), full_page=True)
 
 
-def _logged_in_page(browser, base_url, user):
-    client = Client()
-    client.force_login(user)
-    page = new_page(browser, viewport={"width": 1100, "height": 850})
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": base_url}])
-    return page
-
-
 def test_two_people_at_one_table_see_each_others_moves_live(daphne_url, chromium_browser):
     ana = make_user("ana", display_name="Ana")
     bo = make_user("bo", display_name="Bo")
@@ -159,8 +149,8 @@ def test_two_people_at_one_table_see_each_others_moves_live(daphne_url, chromium
     lobby.take_seat(game.pk, bo, 1)
     lobby.add_bot(game.pk, ana, 2, "easy")
     lobby.add_bot(game.pk, ana, 3, "easy")
-    ana_page = _logged_in_page(chromium_browser, daphne_url, ana)
-    bo_page = _logged_in_page(chromium_browser, daphne_url, bo)
+    ana_page = logged_in_page(chromium_browser, daphne_url, ana)
+    bo_page = logged_in_page(chromium_browser, daphne_url, bo)
     ana_page.goto(f"{daphne_url}/tables/{game.pk}/")
     ana_page.get_by_role("button", name="Start").click()
     ana_page.wait_for_url(re.compile(r"/games/\d+/$"))

@@ -6,23 +6,13 @@ import json
 import re
 
 import pytest
-from django.test import Client
 
 from games.models import GameEvent
 from lobby import services as lobby
 from tests.conftest import make_user
-from tests.e2e.conftest import chromium_browser, daphne_url, new_page  # noqa: F401 (fixtures)
+from tests.e2e.conftest import chromium_browser, daphne_url, logged_in_page  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def logged_in_page(browser, base_url, user):
-    client = Client()
-    client.force_login(user)
-    page = new_page(browser, viewport={"width": 1100, "height": 850})
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": base_url}])
-    return page
 
 
 def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(  # noqa: F811 (fixtures)
