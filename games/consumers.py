@@ -9,6 +9,7 @@ through services.apply_decision like a form post.
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import connection
 
 from games import notify, services, spectators
 from games.models import Game, GameEvent
@@ -44,11 +45,19 @@ def _last_seq(game_id):
 
 
 def _decide(game_id, seat, action, user, key):
-    result = services.apply_decision(
-        game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-        idempotency_key=f"u{user.pk}-{key}",
-    )
-    return result.event.seq
+    """Runs in a thread of its own (thread_sensitive=False below), which then goes back to
+    the executor: its connection goes back to the pool here, whatever wraps the call.
+    channels closes it after the call too, except under its own test communicator, which
+    turns that off; a socket test then kept one pooled connection per move thread until
+    the pool (DATABASE_POOL_SIZE) ran dry and moves waited 20 s for a connection."""
+    try:
+        result = services.apply_decision(
+            game_id, seat, action, GameEvent.Actor.PERSON, user=user,
+            idempotency_key=f"u{user.pk}-{key}",
+        )
+        return result.event.seq
+    finally:
+        connection.close()
 
 
 class GameConsumer(AsyncJsonWebsocketConsumer):
