@@ -170,8 +170,37 @@ def main(argv=None):
     django.setup()
     tables = _set_up(args)
     queue = f"load-{uuid.uuid4().hex[:8]}"
-    with _Site(args.daphnes, queue) as site:
-        _run(args, site, tables)
+    try:
+        with _Site(args.daphnes, queue) as site:
+            _run(args, site, tables)
+    finally:
+        _end_tables([game_id for game_id, _ in tables])
+
+
+# The tool's players: l<run>-<table>-<seat> (see _set_up).
+LOAD_USERNAME = r"^l[0-9a-f]{6}-[0-9]+-[0-9]+$"
+
+
+def _end_tables(game_ids=None):
+    """Abandons the tool's tables: these ids, or (None) every table of the tool's players
+    still running from an earlier run that did not end them (killed). Left running, an old
+    run's tables would be played on by the next run's worker, time-out after time-out and
+    bot move after bot move, and its figures would count that work too. Returns how many."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from games.models import Game
+
+    running = Game.objects.filter(status__in=(Game.Status.ACTIVE, Game.Status.OPEN))
+    if game_ids is None:
+        running = running.filter(seats__user__username__regex=LOAD_USERNAME)
+    else:
+        running = running.filter(pk__in=game_ids)
+    ended = Game.objects.filter(pk__in=list(running.values_list("pk", flat=True))).update(
+        status=Game.Status.ABORTED, finished_at=timezone.now(), deadline_at=None,
+        bot_due_at=None, wake_at=None, turn=None, waiting_on=[])
+    connection.close()
+    return ended
 
 
 def _set_up(args):
@@ -183,6 +212,9 @@ def _set_up(args):
     from lobby import services as lobby
 
     call_command("migrate", verbosity=0)
+    left = _end_tables()
+    if left:
+        print(f"abandoned {left} tables an earlier run left running", flush=True)
     started = time.monotonic()
     run = uuid.uuid4().hex[:6]
     tables = []  # (game id, [session cookie per seat])
@@ -193,7 +225,10 @@ def _set_up(args):
         game = lobby.create_table(users[0], players=args.players, target_score=1000)
         for s in range(1, args.players):
             lobby.take_seat(game.pk, users[s], s)
-        lobby.start_table(game.pk, users[0])
+        if not args.echo:
+            # The echo needs only the players and their sessions: a started table nobody
+            # plays would time out seat after seat and keep the worker busy during the floor.
+            lobby.start_table(game.pk, users[0])
         cookies = []
         for user in users:
             client = Client()
@@ -337,10 +372,14 @@ def _run(args, site, tables):
 
 
 def _cpu(proc):
-    """User + system CPU seconds of a process and its children (0 once it is gone)."""
+    """User + system CPU seconds of a process and of its live descendants (a Celery worker's
+    pool process does the work; `children_user` would count it only once it had ended), plus
+    the children it has already waited for. 0 once it is gone."""
     try:
+        tree = [proc, *proc.children(recursive=True)]
+        total = sum(p.cpu_times().user + p.cpu_times().system for p in tree)
         times = proc.cpu_times()
-        return times.user + times.system + times.children_user + times.children_system
+        return total + times.children_user + times.children_system
     except Exception:  # noqa: BLE001 -- a process that ended has no more CPU to count
         return 0.0
 
