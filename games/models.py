@@ -98,6 +98,8 @@ class Game(models.Model):
     # Clocks and presence (issue 6; every key is described in docs/clocks.md).
     # The earliest moment the clock sweep has something to do for this game.
     wake_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the game's one pending real-time countdown task fires (docs/clocks.md).
+    countdown_at = models.DateTimeField(null=True, blank=True)
     clocks = models.JSONField(default=dict, blank=True)  # {"seat": {since, kind, started, due, ...}}
     timeouts = models.JSONField(default=dict, blank=True)  # {"seat": count}
     stand_ins = models.JSONField(default=dict, blank=True)  # {"seat": {reason, since}}

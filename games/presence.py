@@ -74,7 +74,7 @@ def seat_connected(game_id, seat):
                 more["clocks"] = {**game.clocks,
                                   str(seat): clock.new_clock(game, game.last_seq, kind, now)}
                 if game.pace == Game.Pace.REALTIME:
-                    clock._schedule_countdown(game.pk, now + game.decision_window())
+                    more.update(clock.countdown_columns(game, now + game.decision_window(), now))
         _save(game, presence, now, **more)
     return entry
 
