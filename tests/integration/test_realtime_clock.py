@@ -15,11 +15,11 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 from config.celery import app as celery_app
 from games import clock, services
-from games.models import Game, GameEvent
+from games.models import Game, GameEvent, GameSnapshot
 from tests.conftest import make_started_game, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -117,8 +117,11 @@ def _the_time_out_fires_on_its_own(logs, slack):
     # The bots moved too, through the same worker.
     assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) \
         == {1, 2, 3}
-    game.refresh_from_db()
-    assert services.replay(game).to_dict() == game.snapshot.state
+    # The bots may still be playing: read the events and the snapshot under the game's lock,
+    # so that no move lands between the two reads.
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        assert services.replay(game).to_dict() == GameSnapshot.objects.get(game=game).state
 
 
 def test_a_real_time_time_out_fires_within_a_second_of_its_due_time(worker_and_beat):
