@@ -98,6 +98,20 @@ def four(ana, bo, cy, di):
     return [ana, bo, cy, di]
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's, plus: psycopg's pool is closed before the test database is dropped.
+    Its idle connections were the "other session" that made the drop fail with a warning."""
+    yield
+    from django.db import connections
+
+    for conn in connections.all(initialized_only=True):
+        conn.close()
+    for conn in connections.all():
+        if conn.alias in getattr(conn, "_connection_pools", {}):
+            conn.close_pool()
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
