@@ -392,9 +392,13 @@ def _rss(proc):
 
 
 def _busy(before, after):
+    """(% of the machine's CPU time busy, % of it stolen by the host's other guests)."""
     idle = (after.idle + getattr(after, "iowait", 0)) - (before.idle + getattr(before, "iowait", 0))
+    steal = getattr(after, "steal", 0) - getattr(before, "steal", 0)
     total = sum(after) - sum(before)
-    return 100 * (1 - idle / total) if total else 0.0
+    if not total:
+        return 0.0, 0.0
+    return 100 * (1 - idle / total), 100 * steal / total
 
 
 def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
@@ -424,7 +428,8 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
     print("  CPU (% of one core over the window) and peak memory:")
     for name in cpu:
         print(f"    {name:24s} {cpu[name]:6.1f} %  {peak[name] / 2**20:7.1f} MiB")
-    print(f"    machine: {busy:.0f} % busy of {os.cpu_count()} cores")
+    print(f"    machine: {busy[0]:.0f} % busy of {os.cpu_count()} cores"
+          f" ({busy[1]:.0f} % stolen by the host's other guests)")
     print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
         *load_before, *load_after))
     if stats:
