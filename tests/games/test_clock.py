@@ -145,60 +145,64 @@ def test_the_countdown_task_is_sent_on_commit_for_the_exact_due_time(
     assert len(timeout_events(game)) == 4
 
 
-def test_a_game_has_one_countdown_task_at_a_time_re_armed_by_each_firing(
-    four, monkeypatch, django_capture_on_commit_callbacks
-):
+@pytest.fixture
+def countdowns(monkeypatch):
+    """The eta of every countdown task sent, in order."""
     sent = []
     monkeypatch.setattr(tasks.fire_clock, "apply_async",
                         lambda args, **kw: sent.append(kw["eta"]))
-    with django_capture_on_commit_callbacks(execute=True):
-        game = start(four, move_seconds=45)
-    assert sent == [at(45)]
+    return sent
 
-    # Four moves before it fires: every new clock is due later than the pending task, which
-    # will do, so none of them sends one.
-    with travel(at(10)), django_capture_on_commit_callbacks(execute=True):
+
+def past_the_setup_pass(users, on_commit):
+    """A real-time game (45 s timer) whose four setup picks were made at 10 s."""
+    with on_commit(execute=True):
+        game = start(users, move_seconds=45)
+    with travel(at(10)), on_commit(execute=True):
         for seat in range(4):
             move_as_person(game, seat)
-    (seat,) = fresh(game).waiting_on
-    assert due_of(fresh(game), seat) == at(55)
-    assert sent == [at(45)]
+    return fresh(game)
+
+
+def test_a_game_has_one_countdown_task_at_a_time_re_armed_by_each_firing(
+    four, countdowns, django_capture_on_commit_callbacks
+):
+    on_commit = django_capture_on_commit_callbacks
+    game = past_the_setup_pass(four, on_commit)
+    # The start sent one; the four picks before it fires started clocks due later than it,
+    # so it will do and none of them sent one.
+    (seat,) = game.waiting_on
+    assert due_of(game, seat) == at(55)
+    assert countdowns == [at(45)]
 
     # The task fires with nothing due: it sends the next one, for the clock left.
-    with travel(at(45)), django_capture_on_commit_callbacks(execute=True):
+    with travel(at(45)), on_commit(execute=True):
         assert tasks.fire_clock(game.pk) is False
-    assert sent == [at(45), at(55)]
+    assert countdowns == [at(45), at(55)]
     assert fresh(game).countdown_at == at(55)
     # A second copy of that firing (a retry) finds the next task already on its way.
-    with travel(at(45)), django_capture_on_commit_callbacks(execute=True):
+    with travel(at(45)), on_commit(execute=True):
         assert tasks.fire_clock(game.pk) is False
-    assert sent == [at(45), at(55)]
+    assert countdowns == [at(45), at(55)]
 
     # It fires on time: the time-out is made, and the next player's clock gets its task.
-    with travel(at(55)), django_capture_on_commit_callbacks(execute=True):
+    with travel(at(55)), on_commit(execute=True):
         assert tasks.fire_clock(game.pk) is True
     assert len(timeout_events(game, seat=seat)) == 1
-    assert sent == [at(45), at(55), at(100)]
+    assert countdowns == [at(45), at(55), at(100)]
 
 
 def test_a_move_after_a_lost_countdown_sends_a_new_one(
-    four, monkeypatch, django_capture_on_commit_callbacks
+    four, countdowns, django_capture_on_commit_callbacks
 ):
-    sent = []
-    monkeypatch.setattr(tasks.fire_clock, "apply_async",
-                        lambda args, **kw: sent.append(kw["eta"]))
-    with django_capture_on_commit_callbacks(execute=True):
-        game = start(four, move_seconds=45)
-    with travel(at(10)), django_capture_on_commit_callbacks(execute=True):
-        for seat in range(4):
-            move_as_person(game, seat)
-    assert sent == [at(45)]
+    on_commit = django_capture_on_commit_callbacks
+    game = past_the_setup_pass(four, on_commit)
     # The task for 45 s never runs (lost with a worker): nothing re-arms the game's countdown.
     # The next move sees the game's pending countdown in the past and sends one itself.
-    with travel(at(50)), django_capture_on_commit_callbacks(execute=True):
-        (seat,) = fresh(game).waiting_on
+    with travel(at(50)), on_commit(execute=True):
+        (seat,) = game.waiting_on
         move_as_person(game, seat)
-    assert sent == [at(45), at(95)]
+    assert countdowns == [at(45), at(95)]
     assert fresh(game).countdown_at == at(95)
 
 
