@@ -4,6 +4,7 @@ Ana hosts; Bo, Cy and Di join; Ed is an outsider who never sits down.
 """
 
 import itertools
+import threading
 import uuid
 
 import pytest
@@ -23,6 +24,28 @@ _seeds = itertools.count(20240)
 def make_user(username, **fields):
     fields.setdefault("email", f"{username}@example.com")
     return User.objects.create_user(username, password=PASSWORD, **fields)
+
+
+def race(calls):
+    """Runs the callables at once in threads; returns each one's result or exception."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            barrier.wait()
+            results[i] = call()
+        except Exception as exc:  # noqa: BLE001 - the test inspects what happened
+            results[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return results
 
 
 def make_table(host, **options):

@@ -5,15 +5,13 @@ Each test widens the window between reading the game and writing the event
 decisions would surely read the same position and both try to apply.
 """
 
-import threading
 import time
 
 import pytest
-from django.db import connection
 
 from games import services
 from games.models import GameEvent
-from tests.conftest import make_started_game, make_user, play_until
+from tests.conftest import make_started_game, make_user, play_until, race
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("require_postgres")]
 
@@ -28,28 +26,6 @@ def slow_load(monkeypatch):
         return state
 
     monkeypatch.setattr(services, "load_state", load_slowly)
-
-
-def race(calls):
-    """Runs the callables at once in threads; returns each one's result or exception."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            results[i] = call()
-        except Exception as exc:  # noqa: BLE001 - the test inspects what happened
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
 
 
 def seqs(game):

@@ -3,16 +3,14 @@ preferences, linking straight to the table; through a real SMTP server once."""
 
 import email
 import socket
-import threading
 import time
 
 import pytest
 from django.core import mail
-from django.db import connection
 
 from games import clock, emails
 from games.models import EmailOutbox, Game
-from tests.conftest import make_started_game
+from tests.conftest import make_started_game, race
 from tests.games.clock_support import at, fresh, move_as_person, travel
 
 TABLE = "https://cards.example"
@@ -161,27 +159,6 @@ def test_the_reminder_goes_through_a_real_smtp_server(four, settings, django_cap
 
 
 # --- real concurrency (PostgreSQL, committed transactions, threads) ----------------------
-
-def race(calls):
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            results[i] = call()
-        except Exception as exc:  # noqa: BLE001 - the test inspects what happened
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
-
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("require_postgres")
