@@ -6,6 +6,7 @@ real worker and beat.
 """
 
 import pytest
+from django.db import transaction
 
 from games import services
 from games.models import Game, GameEvent
@@ -161,5 +162,9 @@ def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_f
     wait_seq(page, game.last_seq)
     assert GameEvent.objects.get(game=game, seq=stored + 1).actor == "bot"
     assert "could not send games.tasks.play_bot" in stack.log("daphne")  # it was never queued
-    seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    # The bots may still be playing: count the events under the game's lock.
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        seqs = list(GameEvent.objects.filter(game=game).order_by("seq")
+                    .values_list("seq", flat=True))
     assert seqs == list(range(1, game.last_seq + 1))
