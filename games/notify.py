@@ -4,7 +4,9 @@
 (`transaction.on_commit`). It renders the table once per seat played by a
 person (and once for spectators when the table allows them) from that seat's
 `view()` and `events_for()` alone, and sends each rendering only to that
-seat's group. A bot's seat gets nothing: nobody can listen there.
+seat's group. A bot's seat gets nothing: nobody can listen there. Nor does a
+group with no socket in it (a player without the page open, a table nobody
+watches): the group members are read first, and only open groups rendered.
 
 Speed (issue 5, docs/table.md): the writer hands over the game row and the
 state it has just recorded, so a push reads only the seats and the last
@@ -49,13 +51,15 @@ def lobby_group():
     return "lobby"
 
 
-def seat_pushes(game_id, *, game=None, state=None):
+def seat_pushes(game_id, *, game=None, state=None, listening=None):
     """[(group, message)] for the game's current state: one rendering per listening seat.
 
     The message's `seq` is the last event the rendering includes, so a page
     that sees a number it did not expect resyncs over HTTP. `game` and `state`
     (both or neither) are the row and state the writer has just committed;
-    without them both are read again.
+    without them both are read again. `listening(groups)`, when given, says which
+    of the groups have a socket in them (None: it cannot tell); only those are
+    rendered, so a seat whose player has no page open costs nothing.
     """
     from games import services, store, views
     from games.models import Game
@@ -68,6 +72,10 @@ def seat_pushes(game_id, *, game=None, state=None):
     listeners = [(seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
     if game.spectators and not game.private:
         listeners.append((public_group(game_id), None))
+    if listening is not None:
+        open_groups = listening([group for group, _ in listeners])
+        if open_groups is not None:
+            listeners = [(group, seat) for group, seat in listeners if group in open_groups]
     pushes = []
     for group, seat in listeners:
         context = views.table_context(game, seat, state=state, rows=rows, seats=seats)
@@ -80,9 +88,12 @@ def game_changed(game_id, players, seq, game=None, state=None):
     layer = get_channel_layer()
     if layer is None:
         return
+    members = {}
     try:
-        pushes = seat_pushes(game_id, game=game, state=state)
-        _deliver(layer, pushes)
+        pushes = seat_pushes(game_id, game=game, state=state,
+                             listening=lambda groups: _listening(layer, groups, members))
+        if pushes:
+            _deliver(layer, pushes, members or None)
     except Exception:
         # The event is committed; a page that missed this resyncs over HTTP.
         log.exception("could not notify game %s of event %s", game_id, seq)
@@ -99,9 +110,35 @@ def session_ended(sender, request, user, **kwargs):
         log.exception("could not close the sockets of user %s", user.pk)
 
 
-async def _send_all(layer, pushes):
+def _listening(layer, groups, members):
+    """The groups (of `groups`) with a socket in them, or None when the layer cannot tell
+    cheaply (several Redis hosts). With one Redis host the members read here are kept in
+    `members` for the send, which then need not read them again: still two round trips."""
+    if isinstance(layer, InMemoryChannelLayer):
+        return {group for group in groups if layer.groups.get(group)}
     if isinstance(layer, RedisChannelLayer) and layer.ring_size == 1:
-        await _group_send_batch(layer, pushes)
+        members.update(asyncio.run_coroutine_threadsafe(
+            _group_members(layer, groups), _sender_loop()).result(timeout=10))
+        return {group for group, channels in members.items() if channels}
+    return None
+
+
+async def _group_members(layer, groups):
+    """{group: [channel]} in one pipeline, as channels-redis's group_send reads them."""
+    now = int(time.time())
+    pipe = layer.connection(0).pipeline(transaction=False)
+    for group in groups:
+        key = layer._group_key(group)
+        pipe.zremrangebyscore(key, min=0, max=now - layer.group_expiry)
+        pipe.zrange(key, 0, -1)
+    replies = await pipe.execute()
+    return {group: [m.decode("utf8") for m in found]
+            for group, found in zip(groups, replies[1::2])}
+
+
+async def _send_all(layer, pushes, members=None):
+    if isinstance(layer, RedisChannelLayer) and layer.ring_size == 1:
+        await _group_send_batch(layer, pushes, members)
         return
     await asyncio.gather(*(layer.group_send(group, message) for group, message in pushes))
 
@@ -131,19 +168,16 @@ return over
 _batch_script = None  # registered once; called with each loop's own connection (EVALSHA)
 
 
-async def _group_send_batch(layer, pushes):
+async def _group_send_batch(layer, pushes, members=None):
+    """`members`: {group: [channel]} already read (`_listening`); read here otherwise."""
     global _batch_script
     connection = layer.connection(0)
     now = int(time.time())
-    pipe = connection.pipeline(transaction=False)
-    for group, _message in pushes:
-        key = layer._group_key(group)
-        pipe.zremrangebyscore(key, min=0, max=now - layer.group_expiry)
-        pipe.zrange(key, 0, -1)
-    replies = await pipe.execute()
+    if members is None:
+        members = await _group_members(layer, [group for group, _ in pushes])
     keys, messages, capacities = [], [], []
-    for (group, message), members in zip(pushes, replies[1::2]):
-        channels = [m.decode("utf8") for m in members]
+    for group, message in pushes:
+        channels = members.get(group, [])
         _connections, by_key, capacity = layer._map_channel_keys_to_connection(channels, message)
         for key, payload in by_key.items():
             keys.append(key)
@@ -175,10 +209,11 @@ def _sender_loop():
         return _sender[1]
 
 
-def _deliver(layer, pushes):
+def _deliver(layer, pushes, members=None):
     """Sends all pushes in one trip into an event loop and waits until Redis has them."""
     if isinstance(layer, InMemoryChannelLayer):
         # Its queues belong to the loop of whoever listens (tests): send from there.
         async_to_sync(_send_all)(layer, pushes)
         return
-    asyncio.run_coroutine_threadsafe(_send_all(layer, pushes), _sender_loop()).result(timeout=10)
+    asyncio.run_coroutine_threadsafe(
+        _send_all(layer, pushes, members), _sender_loop()).result(timeout=10)

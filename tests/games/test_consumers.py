@@ -11,7 +11,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
-from games import engine, notify, services
+from games import engine, notify, services, views
 from games.models import Game, GameEvent
 from games.routing import websocket_urlpatterns
 from tests.conftest import make_started_game
@@ -91,6 +91,32 @@ def test_each_connected_seat_gets_a_different_rendering_of_the_same_event(four):
             await comm.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_only_seats_with_an_open_page_are_rendered(four, monkeypatch):
+    """A push renders a seat's fragments only if a socket is in its group: a player without
+    the page open (most of a turn-by-turn game) costs no rendering."""
+    game = make_started_game(four, spectators=True)
+    rendered = []
+    render = views.render_fragments
+
+    def counting(context, request=None):
+        rendered.append(context["seat"])
+        return render(context, request)
+
+    monkeypatch.setattr(views, "render_fragments", counting)
+
+    async def scenario():
+        comm = communicator(game, four[1])
+        await connected(comm)
+        await database_sync_to_async(move)(game, 0)
+        push = await comm.receive_json_from(timeout=5)
+        assert push["type"] == "fragments" and push["seq"] == 2
+        await comm.disconnect()
+        await database_sync_to_async(move)(game, 2)  # now nobody has the page open
+
+    async_to_sync(scenario)()
+    assert rendered == [1]
 
 
 def test_a_socket_joins_only_its_users_seat_group_whatever_the_path_asks(four):
