@@ -8,7 +8,9 @@ three, each with its wall time (perf_counter) and this process's CPU time (proce
 - "countdown": the after-commit send of the real-time clock's countdown task
   (clock._send_countdown, a Celery apply_async). It is paid by the same call, after the
   commit; it is reported apart, not hidden: "call" is core + countdown + notify.
-- "notify": the after-commit push to the table's sockets (notify.game_changed).
+- "notify": the after-commit push to the table's sockets (notify.game_changed), as if every
+  seat had its page open: each seat group gets a listening channel of this command's (a push
+  renders only the groups somebody listens to), whose messages are dropped at the end.
 
 SQL statements are counted for the core (BEGIN and COMMIT included) and for notify apart.
 
@@ -26,6 +28,8 @@ import statistics
 import time
 import uuid
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import connection
@@ -62,6 +66,13 @@ class Command(BaseCommand):
         for n in range(1, 4):
             lobby.take_seat(game.pk, users[n], n)
         lobby.start_table(game.pk, users[0])
+        layer = get_channel_layer()
+        listening = []
+        if layer is not None:
+            for n in range(4):
+                channel = async_to_sync(layer.new_channel)()
+                async_to_sync(layer.group_add)(notify.seat_group(game.pk, n), channel)
+                listening.append((notify.seat_group(game.pk, n), channel))
 
         # Each after-commit side effect is wrapped to time it (wall and CPU) and count
         # its statements. services and clock bind the function when the callback is
@@ -128,6 +139,10 @@ class Command(BaseCommand):
                 move += 1
         finally:
             notify.game_changed, clock._send_countdown = real_notify, real_countdown
+            for group, channel in listening:
+                async_to_sync(layer.group_discard)(group, channel)
+            if hasattr(layer, "flush") and listening and not settings.REDIS_URL:
+                async_to_sync(layer.flush)()
             if not keep:
                 Game.objects.filter(pk=game.pk).delete()
 
