@@ -178,9 +178,10 @@ def fire(game_id, now=None):
     """The real-time countdown task: handles the game if something of it is due, then sends
     the game's next countdown for the earliest clock left. True if something was due.
 
-    A game locked by a move is skipped (skip_locked): that move plans its clocks and sends
-    a countdown itself, since this one has fired (`countdown_columns`); the 1 s sweep is the
-    safety net either way."""
+    A game locked by a move is skipped (skip_locked). That move plans its clocks and, when
+    its own `now` is past this countdown's time, sends the next countdown itself
+    (`countdown_columns`); a move that took the lock just before this firing does not, and
+    the 1 s sweep handles that game's next due clock, at most a second late."""
     now = now or timezone.now()
     with transaction.atomic():
         game = Game.objects.active().select_for_update(skip_locked=True).filter(pk=game_id).first()
