@@ -6,11 +6,13 @@ three, each with its wall time (perf_counter) and this process's CPU time (proce
 - "core": the transaction (lock, load, engine, append, snapshot, commit), i.e. the call
   minus the two after-commit side effects below. This is the figure of issue 4's "Speed".
 - "countdown": the after-commit send of the real-time clock's countdown task
-  (clock._send_countdown, a Celery apply_async). It is paid by the same call, after the
+  (clock._send_countdown, a Celery apply_async), now sent only when the game's pending one
+  would not fire in time (docs/clocks.md), so mostly 0. It is paid by the same call, after the
   commit; it is reported apart, not hidden: "call" is core + countdown + notify.
 - "notify": the after-commit push to the table's sockets (notify.game_changed), as if every
   seat had its page open: each seat group gets a listening channel of this command's (a push
-  renders only the groups somebody listens to), whose messages are dropped at the end.
+  renders only the groups somebody listens to); nobody reads it, and what it was sent
+  expires with the channel layer's message expiry (60 s on Redis) or with this process.
 
 SQL statements are counted for the core (BEGIN and COMMIT included) and for notify apart.
 
@@ -141,8 +143,6 @@ class Command(BaseCommand):
             notify.game_changed, clock._send_countdown = real_notify, real_countdown
             for group, channel in listening:
                 async_to_sync(layer.group_discard)(group, channel)
-            if hasattr(layer, "flush") and listening and not settings.REDIS_URL:
-                async_to_sync(layer.flush)()
             if not keep:
                 Game.objects.filter(pk=game.pk).delete()
 
