@@ -15,7 +15,6 @@ without a second query.
 """
 
 import json
-from collections import namedtuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -197,7 +196,22 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
 
 # --- what a push reads (games.notify, games.views.table_context) -----------------------------
 
-EventRow = namedtuple("EventRow", "seq events")
+class EventRow:
+    """One event row as a push reads it: `seq`, and `events` parsed from `raw` (the stored
+    JSON text) only when asked. `raw` is what the move log's cache is keyed on
+    (views._row_log): a row already described need not be parsed again."""
+
+    __slots__ = ("seq", "raw", "_events")
+
+    def __init__(self, seq, events=None, raw=None):
+        self.seq, self.raw, self._events = seq, raw, events
+
+    @property
+    def events(self):
+        if self._events is None:
+            self._events = json.loads(self.raw)
+        return self._events
+
 _SEAT_FIELDS = [f.attname for f in Seat._meta.concrete_fields]
 _USER_NAME_FIELDS = ("id", "username", "display_name")
 
@@ -207,7 +221,7 @@ def recent_events(game_id, limit):
     log needs, without building a model instance per row on every push."""
     if connection.vendor != "postgresql":
         rows = GameEvent.objects.filter(game_id=game_id).order_by("-seq").values_list("seq", "events")
-        return [EventRow(*row) for row in rows[:limit]][::-1]
+        return [EventRow(seq, events) for seq, events in rows[:limit]][::-1]
     sql = _sql.get("recent")
     if sql is None:
         sql = _sql["recent"] = (
@@ -217,7 +231,7 @@ def recent_events(game_id, limit):
     with connection.cursor() as cursor:
         cursor.execute(sql, [game_id, limit])
         rows = cursor.fetchall()
-    return [EventRow(seq, json.loads(events)) for seq, events in reversed(rows)]
+    return [EventRow(seq, raw=events) for seq, events in reversed(rows)]
 
 
 def table_seats(game_id):

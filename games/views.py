@@ -15,7 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
@@ -199,6 +199,48 @@ def describe(event, seat, names, teams):
     return kind.replace("_", " ").capitalize() + "."
 
 
+# A push describes the last LOG_LENGTH event rows for every seat, and all but one of them
+# were described for that seat by the push before (docs/load.md, fourth round). The lines of
+# one row for one seat are kept here, keyed by the row's stored JSON text itself (with the
+# row's number, the seat and the seat names the lines use), not by its game and number
+# alone: a key can only ever
+# give back what describing that very text for that very seat gives, so no line can reach
+# another seat or outlive a change of its row. Bounded: the oldest half goes when full.
+_LOG_CACHE = {}
+LOG_CACHE_SIZE = 40_000
+
+
+def _row_log(row, seat, names, names_key, half):
+    """((text, <li> markup), ...) of one event row for `seat`, from cache when it can."""
+    raw = getattr(row, "raw", None)
+    if raw is None:  # rows read without their JSON text (SQLite): described each time
+        return _describe_row(row.events, row.seq, seat, names, half)
+    key = (raw, row.seq, seat, names_key, half)
+    lines = _LOG_CACHE.get(key)
+    if lines is None:
+        lines = _describe_row(row.events, row.seq, seat, names, half)
+        if len(_LOG_CACHE) >= LOG_CACHE_SIZE:
+            for old in list(_LOG_CACHE)[:LOG_CACHE_SIZE // 2]:
+                _LOG_CACHE.pop(old, None)
+        _LOG_CACHE[key] = lines
+    return lines
+
+
+def _describe_row(events, seq, seat, names, half):
+    lines = []
+    for event in engine.events_for(events, seat):
+        text = describe(event, seat, names, half)
+        lines.append((text, f'<li data-seq="{seq}">{escape(text)}</li>'))
+    return tuple(lines)
+
+
+@functools.lru_cache(maxsize=4096)
+def _act_url(prefix, game_id):
+    """The move form's address (reverse() was a fifth of table_context's time); keyed by
+    the script prefix too, which a request under a sub-path sets."""
+    return reverse("games:act", args=[game_id])
+
+
 # --- the whole table for one seat -------------------------------------------------------------
 
 
@@ -328,9 +370,10 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         rows = store.recent_events(game.pk, LOG_LENGTH)
 
     log = []
+    names_key = tuple(names.items())
     for row in rows:
-        for event in engine.events_for(row.events, seat):
-            log.append({"seq": row.seq, "text": describe(event, seat, names, half)})
+        for text, html in _row_log(row, seat, names, names_key, half):
+            log.append({"seq": row.seq, "text": text, "html": html})
     log = log[-LOG_LENGTH:]
     latest = rows[-1].seq if rows else 0
     announce = [line["text"] for line in log if line["seq"] == latest]
@@ -475,14 +518,13 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "ranking": ranking,
         "log": log,
         # Newest move first, each move's own steps in the order they happened.
-        "log_newest_first": sorted(log, key=lambda line: -line["seq"]),
-        # The same lines as markup: 40 escaped strings joined here beat a template loop.
+        # The same lines as markup, newest move first, each move's own steps in the order
+        # they happened: 40 cached escaped strings joined here beat a template loop.
         "log_html": mark_safe("".join(
-            f'<li data-seq="{line["seq"]}">{escape(line["text"])}</li>'
-            for line in sorted(log, key=lambda line: -line["seq"]))),
+            line["html"] for line in sorted(log, key=lambda line: -line["seq"]))),
         "announce": announce,
         "key": uuid.uuid4().hex,
-        "act_url": reverse("games:act", args=[game.pk]),  # once, not once per form
+        "act_url": _act_url(get_script_prefix(), game.pk),  # once, not once per form
         "target_score": view["options"].get("target_score"),
     }
 
