@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from games import views as game_views
 from games.models import Seat
-from tests.security.world import build_world, fingerprint, is_login_redirect, readable, routes
+from tests.security.world import (STAGES, build_world, fingerprint, giver, is_login_redirect,
+                                  readable, routes)
 
 pytestmark = pytest.mark.django_db
 
@@ -191,23 +192,40 @@ def start(w, draw):
     return Request(user, "post", url("lobby:start", game_id), draw(junk_fields([])))
 
 
+def own_move(state, game, draw):
+    """(seat, a move that seat may make now) at `game`, or None when nobody may move."""
+    seat = giver(state)
+    if seat is not None:
+        k = state.view(seat)["must_give"]
+        return seat, {"type": "give", "cards": state.view(seat)["hand"][:k]}
+    movers = [s for s in game.waiting_on if state.legal_actions(s)]
+    if not movers:
+        return None
+    seat = draw(st.sampled_from(movers))
+    return seat, dict(draw(st.sampled_from(state.legal_actions(seat))))
+
+
 def act(w, draw):
-    """A move that must be refused: junk, out of turn, for another seat, or by an outsider."""
-    state = w.state()
+    """A move that must be refused: junk, out of turn, for another seat, or by an outsider,
+    at a game in any of its stages (tests/security/world.py)."""
+    stage = w.stage
+    game = w.games[stage]
+    state = w.state(game)
     user = draw(st.sampled_from([*w.players, w.ed]))
-    seat = w.seat_of(user)
+    seat = w.seat_of(user, game)
     kind = draw(st.sampled_from(["junk", "other-seat", "json", "own-move-with-junk"]))
-    if kind == "own-move-with-junk":
-        # The seat on turn, its own legal move, with keys no move has: the engine would
+    own = own_move(state, game, draw) if kind == "own-move-with-junk" else None
+    w.attacked.add(kind if own is not None or kind != "own-move-with-junk" else "junk")
+    if own is not None:
+        # A seat with a decision, its own legal move, with keys no move has: the engine would
         # ignore them, and the event row would store them (a NUL there is a 500).
-        user = w.players[w.game.turn]
-        seat = w.game.turn
-        action = dict(draw(st.sampled_from(state.legal_actions(seat))))
+        seat, action = own
+        user = w.players[seat]
         action.update(draw(st.dictionaries(
             st.text(min_size=1, max_size=10).filter(lambda k: k not in game_views.ACTION_KEYS),
             junk, min_size=1, max_size=2)))
         data = {"action": json.dumps(action), "key": draw(st.text(min_size=1, max_size=40))}
-    elif kind == "junk":
+    elif kind in ("junk", "own-move-with-junk"):  # the latter at a finished game
         data = draw(junk_fields(["play", "color", "cards", "give", "pick", "do", "action", "key",
                                  "seat"]))
         data.pop("concede", None)
@@ -219,13 +237,13 @@ def act(w, draw):
             extra = draw(st.dictionaries(st.text(max_size=10), junk, max_size=2))
             action.update({k: v for k, v in extra.items() if k != "type"})
         data = {"action": json.dumps(action), "seat": other, "key": draw(junk)}
-    if seat is not None:
+    if seat is not None and own is None:
         parsed = game_views._parse_action(QueryDict(urllib.parse.urlencode(
             {k: v for k, v in data.items()}, doseq=True)))
         # Never a move this seat may make: those would be accepted, rightly.
         assume(parsed is None or (parsed not in state.legal_actions(seat)
                                   and parsed.get("type") not in ("concede", "give")))
-    return Request(user, "post", url("games:act", w.game.pk), data,
+    return Request(user, "post", url("games:act", game.pk), data,
                    htmx=draw(st.booleans()))
 
 
@@ -304,7 +322,17 @@ def no_rate_limits(settings):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_requests_are_refused_in_words_and_change_nothing(name, no_rate_limits):
-    world = build_world()
+    attack_endpoint(build_world(), name)
+
+
+@pytest.mark.parametrize("stage", [s for s in STAGES if s != "play"])
+def test_bad_moves_are_refused_at_every_stage_of_a_game(stage, no_rate_limits):
+    """The moves' endpoint again, at a game in each other stage (tests/security/world.py):
+    while the seats choose their setup pass, while one must give cards, once it is over."""
+    attack_endpoint(build_world(stage), "games:act")
+
+
+def attack_endpoint(world, name):
     before = fingerprint()
     case = CASES[name]
     seen = set()
@@ -329,6 +357,12 @@ def test_bad_requests_are_refused_in_words_and_change_nothing(name, no_rate_limi
 
     attack()
     assert seen, "no example ran"
+    if name == "games:act":  # every kind of bad move (a finished game has no move of its
+        # own to spoil)
+        expected = {"junk", "other-seat", "json", "own-move-with-junk"}
+        if world.stage == "finished":
+            expected.discard("own-move-with-junk")
+        assert world.attacked == expected, expected - world.attacked
 
 
 def test_an_oversized_body_is_refused_not_a_server_error(client, no_rate_limits):

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from games import consumers, views as game_views
 from games.routing import websocket_urlpatterns
-from tests.security.world import build_world, fingerprint
+from tests.security.world import STAGES, build_world, fingerprint, giver
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,24 +33,28 @@ junk = st.one_of(
 good_keys = st.text(alphabet="abcdef0123456789", min_size=1, max_size=40)
 
 
-def frames(world, draw):
-    """A list of (kind, payload, reply type expected)."""
-    state = world.state()
+def frames(world, game, draw):
+    """A list of (kind, payload, reply type expected) for a socket at `game`."""
+    state = world.state(game)
     out = []
-    for _ in range(draw(st.integers(min_value=1, max_value=5))):
-        shape = draw(st.sampled_from([
+    # Half the examples start with the sending seat's own move spoilt (where it has one).
+    first_own = draw(st.booleans())
+    for index in range(draw(st.integers(min_value=1, max_value=5))):
+        shape = "own-move-with-junk" if first_own and index == 0 else draw(st.sampled_from([
             "act-junk", "act-other-seat", "act-seat-field", "type", "not-json", "bytes", "huge",
             "sync", "own-move-with-junk"]))
+        own = own_move(state, game) if shape == "own-move-with-junk" else None
+        if shape == "own-move-with-junk" and own is None:
+            shape = "act-junk"  # a finished game: nobody has a move of their own to spoil
         if shape == "own-move-with-junk":
-            # Only for the seat on turn (the test sends it from there): its own legal move
-            # with keys no move has, which the engine would ignore and the log would keep.
-            seat = world.game.turn
-            action = dict(draw(st.sampled_from(state.legal_actions(seat))))
+            # Only for a seat with a decision (the test sends it from there): its own legal
+            # move with keys no move has, which the engine would ignore and the log would keep.
+            seat, action = own
             action.update(draw(st.dictionaries(
                 st.text(min_size=1, max_size=10).filter(
                     lambda k: k not in game_views.ACTION_KEYS), junk, min_size=1, max_size=2)))
             out.append(("json", {"type": "act", "key": draw(good_keys), "action": action,
-                                 "own": True}, "error"))
+                                 "own": seat}, "error"))
         elif shape == "sync":
             out.append(("json", {"type": "sync", **draw(st.dictionaries(st.text(max_size=5), junk,
                                                                         max_size=2))}, "hello"))
@@ -89,6 +93,16 @@ def frames(world, draw):
     return out
 
 
+def own_move(state, game):
+    """(seat, a move it may make now) for the first seat with a decision at `game`, or None."""
+    seat = giver(state)
+    if seat is not None:
+        k = state.view(seat)["must_give"]
+        return seat, {"type": "give", "cards": state.view(seat)["hand"][:k]}
+    movers = [s for s in game.waiting_on if state.legal_actions(s)]
+    return (movers[0], dict(state.legal_actions(movers[0])[0])) if movers else None
+
+
 async def exchange(comm, sent):
     replies = []
     for kind, payload, _ in sent:
@@ -108,9 +122,11 @@ async def exchange(comm, sent):
     return replies, hello
 
 
+@pytest.mark.parametrize("stage", STAGES)
 @pytest.mark.parametrize("examples", [40])
-def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples):
-    world = build_world()
+def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples, stage):
+    """At a game in each stage (tests/security/world.py)."""
+    world = build_world(stage)
     before = fingerprint()
     checked = []
 
@@ -118,23 +134,24 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples):
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(data=st.data())
     def attack(data):
-        state = world.state()
-        sent = frames(world, data.draw)
-        own = False
+        game = world.games[stage]
+        state = world.state(game)
+        sent = frames(world, game, data.draw)
+        own = None
         for kind, payload, _ in sent:
-            if kind == "json":
-                own = payload.pop("own", False) or own
-        if own:
-            user = world.players[world.game.turn]
+            if kind == "json" and "own" in payload:
+                own = payload.pop("own")
+        if own is not None:
+            user = world.players[own]
         else:
             user = data.draw(st.sampled_from(world.players))
-        seat = world.seat_of(user)
+        seat = world.seat_of(user, game)
         for kind, payload, _ in sent:
             if kind == "json" and payload.get("type") == "act":
                 action = game_views.clean_action(payload.get("action"))
                 assume(action is None or (action not in state.legal_actions(seat)
                                           and action.get("type") not in ("concede", "give")))
-        comm = WebsocketCommunicator(application, f"/ws/games/{world.game.pk}/")
+        comm = WebsocketCommunicator(application, f"/ws/games/{game.pk}/")
         comm.scope["user"] = user
 
         async def scenario():
@@ -150,12 +167,17 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples):
             if expected == "error":
                 assert isinstance(reply["message"], str) and len(reply["message"]) > 10
                 assert "Traceback" not in reply["message"]
-        assert hello == {"type": "hello", "seq": world.game.last_seq, "seat": seat}
+        assert hello == {"type": "hello", "seq": game.last_seq, "seat": seat}
         assert fingerprint() == before, sent
         checked.append(len(sent))
+        if own is not None:
+            world.attacked.add("own")
 
     attack()
     assert sum(checked) >= examples
+    # A seat's own move spoilt with junk keys was among them, wherever somebody has one
+    # (a pick of the setup pass, a play, a give).
+    assert world.attacked == (set() if stage == "finished" else {"own"})
 
 
 def test_the_size_limit_is_above_any_real_move():

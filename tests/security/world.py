@@ -5,6 +5,14 @@ cannot be left out.
 The world: Ana hosts an open table T where Bo sits (seats 2 and 3 free); Ana, Bo, Cy and
 Di play a running game G, past its setup pass so that one seat has the turn; Ed sits
 nowhere; Mo is staff.
+
+`build_world(stage)` adds a game of the same four people at another moment, for the attacks
+at a game's moves (`World.games[stage]`, and `World.stage` says which to aim at; "play" is G):
+- "setup": just dealt, every seat still to choose its card for the setup pass (several
+  seats decide at once, nobody has the turn);
+- "give": one seat must give its partner cards (a tag-in or half pass: a decision with no
+  legal_actions, only `must_give`);
+- "finished": over, after a concession (no move is legal any more).
 """
 
 from dataclasses import dataclass, field
@@ -32,6 +40,9 @@ class World:
     mo: User
     open_table: Game
     game: Game
+    games: dict = field(default_factory=dict)
+    stage: str = "play"  # the game (key of `games`) the attacks at moves aim at
+    attacked: set = field(default_factory=set)  # what the attacks have tried so far
     clients: dict = field(default_factory=dict)
 
     @property
@@ -48,14 +59,27 @@ class World:
             self.clients[key] = client
         return self.clients[key]
 
-    def state(self):
-        return services.load_state(Game.objects.select_related("snapshot").get(pk=self.game.pk))
+    def state(self, game=None):
+        game = game or self.game
+        return services.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
 
-    def seat_of(self, user):
-        return self.game.seats.filter(user=user).values_list("number", flat=True).first()
+    def seat_of(self, user, game=None):
+        game = game or self.game
+        return game.seats.filter(user=user).values_list("number", flat=True).first()
 
 
-def build_world():
+# Seed 341 (engine defaults, plain moves as play_one makes them) reaches a seat that must give
+# its partner cards at its 22nd move; the search is bounded all the same.
+GIVE_SEED = 341
+STAGES = ("setup", "play", "give", "finished")
+
+
+def giver(state):
+    """The seat that must give cards now, or None."""
+    return next((s for s in range(state.n) if state.view(s).get("must_give")), None)
+
+
+def build_world(stage="play"):
     ana, bo, cy, di = (make_user(n, display_name=n.title()) for n in ("ana", "bo", "cy", "di"))
     ed = make_user("ed")
     mo = make_user("mo", is_staff=True, is_superuser=True)
@@ -69,7 +93,26 @@ def build_world():
     assert game.status == Game.Status.ACTIVE and game.turn is not None
     table = lobby.create_table(ana, players=4)
     lobby.take_seat(table.pk, bo, 1)
-    return World(ana, bo, cy, di, ed, mo, table, game)
+    world = World(ana, bo, cy, di, ed, mo, table, game, games={"play": game}, stage=stage)
+    if stage == "setup":
+        world.games["setup"] = setup = make_started_game(world.players)
+        assert setup.turn is None and len(setup.waiting_on) == 4
+    if stage == "give":
+        give = make_started_game(world.players, seed=GIVE_SEED)
+        for _ in range(200):
+            if giver(world.state(give)) is not None:
+                break
+            play_one(give)
+        give.refresh_from_db()
+        assert give.status == Game.Status.ACTIVE and giver(world.state(give)) is not None
+        world.games["give"] = give
+    if stage == "finished":
+        over = make_started_game(world.players)
+        services.apply_decision(over.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON, user=bo)
+        over.refresh_from_db()
+        assert over.status == Game.Status.FINISHED
+        world.games["finished"] = over
+    return world
 
 
 def fingerprint():
@@ -116,4 +159,5 @@ def routes(patterns=None, prefix="", namespace=""):
             yield name, prefix + str(pattern.pattern), pattern
 
 
-__all__ = ["PASSWORD", "World", "build_world", "fingerprint", "readable", "routes"]
+__all__ = ["PASSWORD", "STAGES", "World", "build_world", "fingerprint", "giver", "readable",
+           "routes"]
