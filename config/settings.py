@@ -145,6 +145,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not shared-cache memory, so that test threads (a worker) wait
     # for the lock instead of failing with "table is locked".
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test-db.sqlite3")}
+# A read replica for the history pages (games/replica.py, docs/deploy.md): a PostgreSQL
+# standby the site never writes to. In tests it mirrors "default" (Django's TEST MIRROR).
+DATABASE_REPLICA_URL = envstr("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = dj_database_url.parse(DATABASE_REPLICA_URL, conn_max_age=0)
+    if "pool" in DATABASES["default"].get("OPTIONS", {}):
+        DATABASES["replica"].setdefault("OPTIONS", {})["pool"] = dict(
+            DATABASES["default"]["OPTIONS"]["pool"])
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["games.replica.HistoryReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery broker ---------------------------

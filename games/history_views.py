@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from games import history, replay
+from games.replica import reads_from_replica
 from games.models import Game
 from lobby.models import Report
 
@@ -42,17 +43,20 @@ def _history_context(request, player):
 
 
 @login_required
+@reads_from_replica
 def my_history(request):
     return render(request, "history/list.html", _history_context(request, request.user))
 
 
 @login_required
+@reads_from_replica
 def player_history(request, username):
     player = get_object_or_404(User, username=username)
     return render(request, "history/list.html", _history_context(request, player))
 
 
 @login_required
+@reads_from_replica
 def profile(request, username):
     player = get_object_or_404(User, username=username)
     context = {
@@ -77,6 +81,7 @@ def _int(value, default=None):
 
 
 @login_required
+@reads_from_replica
 def replay_view(request, game_id):
     game = _get_replay_game(game_id)
     seat = _int(request.GET.get("seat"))
@@ -128,6 +133,7 @@ def replay_view(request, game_id):
 
 
 @login_required
+@reads_from_replica
 def export_view(request, game_id):
     game = _get_replay_game(game_id)
     if not replay.may_watch(game, request.user, replay.seat_of(game, request.user)):
