@@ -163,7 +163,9 @@ REDIS_URL = envstr("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis's layer whose Redis pools wait for a free connection instead
+            # of failing when many sockets close at once (config/channel_layer.py).
+            "BACKEND": "config.channel_layer.ChannelLayer",
             # channels-redis waits up to 5 s for a message while redis-py's own read timeout
             # is 5 s too: an idle Daphne then drops sockets with "Timeout reading".
             # capacity: every socket of one Daphne process shares one Redis queue (its
@@ -171,7 +173,8 @@ if REDIS_URL:
             # drops group sends silently: 100 (the default) is one busy second of pushes
             # at a few hundred tables (bench/load.py, docs/load.md).
             "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
-                       "capacity": envint("CHANNEL_CAPACITY", 2000)},
+                       "capacity": envint("CHANNEL_CAPACITY", 2000),
+                       "max_connections": envint("CHANNEL_REDIS_CONNECTIONS", 100)},
         }
     }
     CACHES = {

@@ -5,7 +5,7 @@ import asyncio
 import uuid
 
 import pytest
-from channels_redis.core import RedisChannelLayer
+from config.channel_layer import ChannelLayer as RedisChannelLayer  # the site's layer
 from django.conf import settings
 
 from games import notify
