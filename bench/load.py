@@ -148,6 +148,9 @@ def main(argv=None):
     parser.add_argument("--daphnes", type=int, default=4, help="Daphne processes (two per core)")
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--history", type=int, default=0,
+                        help="plain moves played at each table before the run (a long game's "
+                             "move log and state; not measured)")
     args = parser.parse_args(argv)
     if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         sys.exit("Set DATABASE_URL (PostgreSQL) and REDIS_URL: this measures the real stack.")
@@ -165,11 +168,14 @@ def main(argv=None):
     os.environ.setdefault("SECRET_KEY", f"load-{uuid.uuid4().hex}")
     os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
     os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+    # The run's own Celery queue, this process's too: the countdowns its --history moves
+    # send wait there for the run's worker (and go with the queue at the end).
+    queue = f"load-{uuid.uuid4().hex[:8]}"
+    os.environ["CELERY_QUEUE"] = queue
     import django
 
     django.setup()
     tables = _set_up(args)
-    queue = f"load-{uuid.uuid4().hex[:8]}"
     try:
         with _Site(args.daphnes, queue) as site:
             _run(args, site, tables)
@@ -229,6 +235,8 @@ def _set_up(args):
             # The echo needs only the players and their sessions: a started table nobody
             # plays would time out seat after seat and keep the worker busy during the floor.
             lobby.start_table(game.pk, users[0])
+            if args.history:
+                _play_history(game.pk, users, args.history)
         cookies = []
         for user in users:
             client = Client()
@@ -239,6 +247,27 @@ def _set_up(args):
     print(f"set up {len(tables)} tables of {args.players} in {time.monotonic() - started:.1f} s",
           flush=True)
     return tables
+
+
+def _play_history(game_id, users, moves):
+    """Plays `moves` plain moves at the table (the first seat with a decision, its
+    auto_action), through apply_decision like any move, so that the run measures a game with
+    a long past: a full move log, a used deck. Then its clocks are cleared: they would run
+    out while the other tables are set up, and the run's worker would time the seats out.
+    Each table's clocks start again at its first move in the run."""
+    from games import services
+    from games.models import Game, GameEvent
+
+    for _ in range(moves):
+        game = Game.objects.select_related("snapshot").get(pk=game_id)
+        if game.status != Game.Status.ACTIVE or not game.waiting_on:
+            break
+        seat = game.waiting_on[0]
+        services.apply_decision(game_id, seat, services.load_state(game).auto_action(seat),
+                                GameEvent.Actor.PERSON, user=users[seat],
+                                idempotency_key=uuid.uuid4().hex)
+    Game.objects.filter(pk=game_id).update(clocks={}, deadline_at=None, wake_at=None,
+                                           countdown_at=None)
 
 
 class _Site:

@@ -88,3 +88,20 @@ def test_percentiles_are_nearest_rank_of_the_sorted_values():
     assert percentile([], 95) is None
     stats = summarize([30.0, 10.0, 20.0])
     assert stats == {"n": 3, "median": 20.0, "p95": 30.0, "p99": 30.0, "max": 30.0}
+
+
+def test_history_plays_the_moves_asked_and_leaves_no_clock_running(four):
+    from bench.load import _play_history
+
+    game = make_started_game(four, seed=5, target_score=1000)
+    start = game.last_seq
+    _play_history(game.pk, four, 30)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    assert game.last_seq == start + 30
+    assert (game.clocks, game.deadline_at, game.wake_at, game.countdown_at) == ({}, None, None,
+                                                                              None)
+    # The state is the one those moves make, and the game goes on from it.
+    state = services.load_state(game)
+    assert state.to_dict() == services.replay(game).to_dict()
+    assert game.waiting_on
