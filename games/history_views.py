@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from accounts.models import User
 from games import history, replay
-from games.replica import reads_from_replica
 from games.models import Game
+from games.replica import reads_from_replica
 from lobby.models import Report
 
 PAGE_SIZE = 25

@@ -203,9 +203,9 @@ def describe(event, seat, names, teams):
 # were described for that seat by the push before (docs/load.md, fourth round). The lines of
 # one row for one seat are kept here, keyed by the row's stored JSON text itself (with the
 # row's number, the seat and the seat names the lines use), not by its game and number
-# alone: a key can only ever
-# give back what describing that very text for that very seat gives, so no line can reach
-# another seat or outlive a change of its row. Bounded: the oldest half goes when full.
+# alone: a key can only ever give back what describing that very text for that very seat
+# gives, so no line can reach another seat or outlive a change of its row. Bounded: the
+# oldest half goes when full.
 _LOG_CACHE = {}
 LOG_CACHE_SIZE = 40_000
 
@@ -517,8 +517,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "result_team": TEAM_SHAPES[result["winner"]] if result and result.get("winner") is not None else None,
         "ranking": ranking,
         "log": log,
-        # Newest move first, each move's own steps in the order they happened.
-        # The same lines as markup, newest move first, each move's own steps in the order
+        # The lines as markup, newest move first, each move's own steps in the order
         # they happened: 40 cached escaped strings joined here beat a template loop.
         "log_html": mark_safe("".join(
             line["html"] for line in sorted(log, key=lambda line: -line["seq"]))),
