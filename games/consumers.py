@@ -2,42 +2,98 @@
 
 A socket joins exactly one game group: the group of the user's own seat, or
 the public group when the table allows spectators. It never chooses a seat:
-the seat comes from the session's user. It receives its seat's rendered
-fragments (games.notify) and may carry that seat's decisions, which go
-through services.apply_decision like a form post.
+the seat comes from the session's user, and only a logged-in user may
+listen (the table page asks for a log-in too). It receives its seat's
+rendered fragments (games.notify) and may carry that seat's decisions,
+which go through services.apply_decision like a form post; the write door
+checks, under the game's lock, that the user still holds the seat.
+
+The user is read once, when the socket connects. So that an open socket
+cannot outlive its right to listen, it checks again (`socket_access`)
+whenever that may have changed: a push to the user's group (log-out,
+password change, ban, suspension, a moderator taking the seat), a move the
+write door refused because the seat is no longer the user's, and when the
+session expires. It closes with one of the CLOSE_* codes, which the page
+explains.
 """
+
+import asyncio
+from importlib import import_module
+from types import SimpleNamespace
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.contrib import auth
 from django.db import connection
+from django.utils import timezone
 
-from games import notify, services, spectators
+from games import notify, presence, services, spectators
 from games.models import Game, GameEvent
 from games.views import clean_action
 
-try:  # issue 6 adds presence; the socket works the same without it
-    from games import presence
-except ImportError:  # pragma: no cover
-    presence = None
-
 # The longest message a page sends is a move: a few hundred characters.
 MAX_MESSAGE = 16 * 1024
-CLOSE_FORBIDDEN = 4403
-CLOSE_LOGGED_OUT = 4401
+CLOSE_LOGGED_OUT = 4401  # no session, or it ended: log-out, password change, expiry
+CLOSE_FORBIDDEN = 4403  # this user may not listen at this table
+CLOSE_SEAT_LOST = 4410  # the seat was given to a bot (a moderator's removal)
+CLOSE_RESTRICTED = 4423  # the account is banned or suspended
+# A session with no end in sight is still looked at again this often, in case its expiry
+# was moved (a session is saved anew when it changes).
+SESSION_RECHECK_SECONDS = 3600
 
 
 def membership(user, game_id):
     """(group, seat, last_seq) for this user at this game, or None if they may not listen."""
+    if not user.is_authenticated:
+        return None
     game = Game.objects.filter(pk=game_id).exclude(status=Game.Status.OPEN).first()
     if game is None:
         return None
-    if user.is_authenticated:
-        number = game.seats.filter(user=user).values_list("number", flat=True).first()
-        if number is not None:
-            return notify.seat_group(game_id, number), number, game.last_seq
+    number = game.seats.filter(user=user).values_list("number", flat=True).first()
+    if number is not None:
+        return notify.seat_group(game_id, number), number, game.last_seq
     if game.spectators and not game.private:
         return notify.public_group(game_id), None, game.last_seq
     return None
+
+
+def _session_store(session_key):
+    return import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+
+
+def socket_access(user_id, session_key, game_id, seat):
+    """None while a socket of `user_id`, opened with the session `session_key` and given
+    `seat` (None: a spectator), may stay open; otherwise the code to close it with. Reads
+    the account, the session and the seat as they are now."""
+    user_model = auth.get_user_model()
+    user = user_model.objects.filter(pk=user_id).first()
+    if user is None or not user.is_active:
+        return CLOSE_LOGGED_OUT
+    if user.is_restricted:
+        return CLOSE_RESTRICTED
+    # Django's own check of a request's session: it is still there and unexpired, names
+    # this user, and carries the hash of the user's current password.
+    if not session_key or auth.get_user(SimpleNamespace(
+            session=_session_store(session_key))).pk != user.pk:
+        return CLOSE_LOGGED_OUT
+    found = membership(user, game_id)
+    if seat is not None and (found is None or found[1] != seat):
+        return CLOSE_SEAT_LOST
+    if found is None:
+        return CLOSE_FORBIDDEN
+    return None
+
+
+def session_seconds_left(session_key):
+    """Seconds until the session ends (0 if it has), or None when its store cannot say."""
+    store = _session_store(session_key)
+    model = getattr(store, "get_model_class", None)
+    if model is None:
+        return None
+    expires = (model().objects.filter(session_key=session_key)
+               .values_list("expire_date", flat=True).first())
+    return 0 if expires is None else max(0, (expires - timezone.now()).total_seconds())
 
 
 def _last_seq(game_id):
@@ -65,37 +121,68 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
     seat = None
     game_id = None
 
+    watcher = None
+
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         user = self.scope["user"]
+        if not user.is_authenticated:
+            await self.close(code=CLOSE_LOGGED_OUT)
+            return
         found = await database_sync_to_async(membership)(user, self.game_id)
         if found is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.group, self.seat, last_seq = found
         await self.channel_layer.group_add(self.group, self.channel_name)
-        if user.is_authenticated:
-            await self.channel_layer.group_add(notify.user_group(user.pk), self.channel_name)
+        await self.channel_layer.group_add(notify.user_group(user.pk), self.channel_name)
         await self.accept()
-        if presence is not None and self.seat is not None:
+        if self.seat is not None:
             await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
-        if self.seat is None:
-            await database_sync_to_async(spectators.joined)(self.game_id)
+        else:
+            await database_sync_to_async(spectators.joined)(self.game_id, user.pk)
+        if self.session_key:
+            self.watcher = asyncio.ensure_future(self.watch_session())
         # The page compares this with the number it shows and resyncs over HTTP if
         # anything happened between its rendering and this connection.
         await self.send_json({"type": "hello", "seq": last_seq, "seat": self.seat})
 
+    @property
+    def session_key(self):
+        session = self.scope.get("session")
+        return session.session_key if session is not None else None
+
     async def disconnect(self, code):
         if self.group is None:
             return
+        if self.watcher is not None:
+            self.watcher.cancel()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         user = self.scope["user"]
-        if user.is_authenticated:
-            await self.channel_layer.group_discard(notify.user_group(user.pk), self.channel_name)
-        if presence is not None and self.seat is not None:
+        await self.channel_layer.group_discard(notify.user_group(user.pk), self.channel_name)
+        if self.seat is not None:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
-        if self.seat is None:
-            await database_sync_to_async(spectators.left)(self.game_id)
+        else:
+            await database_sync_to_async(spectators.left)(self.game_id, user.pk)
+
+    async def check_access(self):
+        """Closes the socket if its user may no longer listen here; True if it did."""
+        code = await database_sync_to_async(socket_access)(
+            self.scope["user"].pk, self.session_key, self.game_id, self.seat)
+        if code is None:
+            return False
+        await self.close(code=code)
+        return True
+
+    async def watch_session(self):
+        """Closes the socket when its session expires (a session may be extended meanwhile,
+        so the end is read again each time)."""
+        while True:
+            left = await database_sync_to_async(session_seconds_left)(self.session_key)
+            await asyncio.sleep(min(SESSION_RECHECK_SECONDS, left if left is not None
+                                    else SESSION_RECHECK_SECONDS) + 1)
+            if await self.check_access():
+                return
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         """Every frame gets an answer: one that is not a JSON message gets an error frame
@@ -110,6 +197,9 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             content = await self.decode_json(text_data)
         except ValueError:
             await self.error("That message is not JSON.")
+            return
+        except RecursionError:  # thousands of nested brackets: no move is shaped like that
+            await self.error("That message is nested too deeply.")
             return
         await self.receive_json(content, **kwargs)
 
@@ -145,6 +235,8 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             )
         except services.DecisionRefused as exc:
             await self.error(str(exc), key=key)
+            if isinstance(exc, services.SeatLost):
+                await self.check_access()
             return
         await self.send_json({"type": "ok", "seq": seq, "key": key})
 
@@ -164,3 +256,6 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
 
     async def session_ended(self, message):
         await self.close(code=CLOSE_LOGGED_OUT)
+
+    async def access_changed(self, message):
+        await self.check_access()

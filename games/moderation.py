@@ -107,6 +107,8 @@ def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT, *, w
             Game.objects.filter(pk=game.pk).update(bot_seats=game.bot_seats)
         event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
                         player=former.name, bot=level)
+        # The former player's open socket at this table is closed (it acted for the seat).
+        transaction.on_commit(partial(notify.access_changed, former.pk))
         _schedule_bot_if_due(game, number)
         return event
 
@@ -163,6 +165,7 @@ def suspend(user, moderator, reason, until):
             until=until,
         )
         _bench_running_seats(user, moderator, f"account suspended: {reason}")
+        transaction.on_commit(partial(notify.access_changed, user.pk))
     return audit
 
 
@@ -179,6 +182,7 @@ def ban(user, moderator, reason):
             user=user, moderator=moderator, action=AccountAudit.Action.BAN, reason=reason,
         )
         _bench_running_seats(user, moderator, f"account banned: {reason}")
+        transaction.on_commit(partial(notify.access_changed, user.pk))
     return audit
 
 

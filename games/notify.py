@@ -22,9 +22,11 @@ import logging
 import os
 import threading
 import time
+from functools import partial
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.db import transaction
 
 try:
     from channels_redis.core import RedisChannelLayer
@@ -108,6 +110,30 @@ def session_ended(sender, request, user, **kwargs):
         async_to_sync(layer.group_send)(user_group(user.pk), {"type": "session.ended"})
     except Exception:
         log.exception("could not close the sockets of user %s", user.pk)
+
+
+def access_changed(user_id):
+    """Tells the open sockets of `user_id` to check whether they may still listen
+    (consumers.socket_access): the account, its sessions or its seats changed."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(user_group(user_id), {"type": "access.changed"})
+    except Exception:
+        log.exception("could not tell the sockets of user %s to check their access", user_id)
+
+
+# Saving these fields can end a user's sessions (a new password) or right to play.
+ACCESS_FIELDS = frozenset({"password", "is_active", "banned_at", "suspended_until"})
+
+
+def account_saved(sender, instance, created, update_fields=None, **kwargs):
+    """Receiver of the user model's post_save: a save that may have changed what the
+    account's open sockets are allowed asks them to check, once the save is committed."""
+    if created or (update_fields is not None and not ACCESS_FIELDS & set(update_fields)):
+        return
+    transaction.on_commit(partial(access_changed, instance.pk))
 
 
 def _listening(layer, groups, members):

@@ -41,6 +41,33 @@ class IdempotencyConflict(DecisionRefused):
     pass
 
 
+class SeatLost(DecisionRefused):
+    """The acting user no longer holds the seat, or may not play at the moment."""
+
+
+class SeatTakenOver(DecisionRefused):
+    """A bot plays this seat for the rest of the game (three time-outs)."""
+
+
+BOT_FOR_GOOD = ("A bot plays your seat for the rest of this game after three missed moves, "
+                "so your move was not made.")
+
+
+def _check_holder(holder, user, now):
+    """Under the game's lock: `user` holds the seat now and may play. A socket's user is the
+    one loaded when it connected, and a moderator may have moved the seat or the account on
+    since then; what counts is the rows as they are now."""
+    if holder is None or holder.user_id != user.pk:
+        raise SeatLost("This seat is no longer yours: you cannot move for it.")
+    if not holder.may_play(now):
+        raise SeatLost("This account may not play at the moment.")
+
+
+def _bot_plays_for_good(game, seat):
+    stand_in = (game.stand_ins or {}).get(str(seat))
+    return bool(stand_in) and stand_in.get("reason") == "timeouts"
+
+
 class DecisionNotSaved(DecisionRefused):
     """The database connection failed during the decision: PostgreSQL rolled the whole
     transaction back, so nothing of it is stored. Retrying with the same idempotency key is
@@ -109,6 +136,11 @@ def _pending_seats(state, public):
     ]
 
 
+def _seat_number(seat):
+    """A value that may stand for a seat in SQL (the table's size is checked later)."""
+    return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 16
+
+
 def _check_input(game_seat_count, seat, action, actor):
     if actor not in GameEvent.Actor.values:
         raise ValueError(f"unknown actor {actor!r}")
@@ -123,8 +155,10 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
                    expected_seq=None):
     """Applies one decision of `seat` and returns a DecisionResult.
 
-    In one transaction: lock the game row (select_for_update), return the
-    first result if `idempotency_key` was used before, load the state
+    In one transaction: lock the game row (select_for_update), check that
+    `user` (when given: a person's click or socket) holds `seat` now and may
+    play, return the first result if `idempotency_key` was used before,
+    refuse a person's move for a seat a bot plays for good, load the state
     (snapshot + later events), let the engine act, append the event, update
     the snapshot and the game's columns. After commit: notify every seat and
     schedule the bots that now have a decision.
@@ -132,7 +166,9 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
     Raises IllegalDecision (the engine's message; nothing changes),
     GameNotActive, StaleDecision (when `expected_seq` is given and the game's
     last event is another one), IdempotencyConflict (the key was used for a
-    different decision) and Game.DoesNotExist.
+    different decision), SeatLost (the user no longer holds the seat, or is
+    banned or suspended), SeatTakenOver (three time-outs handed the seat to a
+    bot) and Game.DoesNotExist.
     """
     with transaction.atomic():
         # Only the game row is locked (the snapshot is an outer join). A caller
@@ -141,14 +177,14 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         # events recorded after that snapshot, so the state is still current.
         # games/store.py: the locking statement (the game row, its snapshot joined), then,
         # as a statement of its own that runs once the lock is granted, the look-up of
-        # `idempotency_key`: under READ COMMITTED only a new statement sees an event
-        # committed by the lock's last holder (a subquery inside the locking SELECT
-        # would not).
-        game, prior = store.lock_game(game_id, idempotency_key)
+        # `idempotency_key` and of who holds the seat now: under READ COMMITTED only a new
+        # statement sees what the lock's last holder committed (a subquery inside the
+        # locking SELECT would not).
+        game, prior, holder = store.lock_game(
+            game_id, idempotency_key, seat if user is not None and _seat_number(seat) else None)
         _check_input(game.players, seat, action, actor)
-        if user is not None and getattr(user, "is_restricted", False):
-            # Issue 7: a banned or suspended account cannot act (its seats went to bots).
-            raise DecisionRefused("This account may not play at the moment.")
+        if user is not None:
+            _check_holder(holder, user, timezone.now())
         if idempotency_key:
             if prior is not None:
                 if prior.seat != seat or prior.action != action:
@@ -158,6 +194,8 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
             raise GameNotActive("This game is not being played.")
         if expected_seq is not None and expected_seq != game.last_seq:
             raise StaleDecision("The game has moved on; look again.")
+        if actor == GameEvent.Actor.PERSON and _bot_plays_for_good(game, seat):
+            raise SeatTakenOver(BOT_FOR_GOOD)
         state = load_state(game)
         try:
             events = state.act(seat, action)

@@ -15,6 +15,8 @@ without a second query.
 """
 
 import json
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -65,6 +67,25 @@ def _key_sql():
             f"SELECT {_select_list('e', _EVENT_FIELDS)} FROM {_q(GameEvent._meta.db_table)} e "
             f"WHERE e.{_q('game_id')} = %s AND e.{_q('idempotency_key')} = %s "
             f"ORDER BY e.{_q('seq')} LIMIT 1"
+        )
+    return sql
+
+
+def _holder_and_key_sql():
+    """The seat's holder (user id and the flags that decide whether they may play) and the
+    event recorded under the key, in one round trip: a person's move costs no more
+    statements than a bot's. Either side is NULLs when absent."""
+    sql = _sql.get("holder")
+    if sql is None:
+        user = get_user_model()
+        flags = ", ".join(f"u.{_q(user._meta.get_field(f).column)}" for f in HOLDER_FIELDS)
+        sql = _sql["holder"] = (
+            f"SELECT h.*, k.* FROM (SELECT 1) one "
+            f"LEFT JOIN LATERAL (SELECT s.{_q('user_id')}, {flags} "
+            f"FROM {_q(Seat._meta.db_table)} s "
+            f"LEFT OUTER JOIN {_q(user._meta.db_table)} u ON u.{_q('id')} = s.{_q('user_id')} "
+            f"WHERE s.{_q('game_id')} = %s AND s.{_q('number')} = %s) h ON true "
+            f"LEFT JOIN LATERAL ({_key_sql()}) k ON true"
         )
     return sql
 
@@ -120,30 +141,61 @@ def _instance(model, row, json_positions):
     return model.from_db(connection.alias, None, values)
 
 
-def lock_game(game_id, idempotency_key=None):
-    """(game, prior): the game row, locked until the end of the transaction, with its
-    snapshot cached (None before the deal); and the event already recorded under
-    `idempotency_key` (None when there is none, or no key). Raises Game.DoesNotExist.
+HOLDER_FIELDS = ("banned_at", "suspended_until", "is_active")
 
-    The key's look-up is a statement of its own, sent once the locking statement has
+
+@dataclass(frozen=True)
+class SeatHolder:
+    """Who holds a seat now, read under the game's lock: never a user object cached earlier
+    (a socket's user is loaded once, when it connects)."""
+
+    user_id: int | None
+    banned_at: datetime | None
+    suspended_until: datetime | None
+    is_active: bool
+
+    def may_play(self, now):
+        return (self.user_id is not None and self.is_active and self.banned_at is None
+                and (self.suspended_until is None or self.suspended_until <= now))
+
+
+def lock_game(game_id, idempotency_key=None, seat=None):
+    """(game, prior, holder): the game row, locked until the end of the transaction, with its
+    snapshot cached (None before the deal); the event already recorded under
+    `idempotency_key` (None when there is none, or no key); and, when `seat` is given, the
+    SeatHolder of that seat (None otherwise, or when there is no such seat). Raises
+    Game.DoesNotExist.
+
+    The look-ups are a statement of their own, sent once the locking statement has
     returned: under READ COMMITTED only a new statement sees an event committed by the
-    lock's last holder (a subquery inside the locking SELECT would not). (Sending both in
-    one psycopg pipeline was measured slower here than two plain round trips.)
+    lock's last holder (a subquery inside the locking SELECT would not), and the seat as
+    the lock's last holder left it. (Sending both in one psycopg pipeline was measured
+    slower here than two plain round trips.)
     """
     if connection.vendor != "postgresql":
         game = (
             Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(pk=game_id)
         )
-        prior = None
+        prior = holder = None
         if idempotency_key:
             prior = GameEvent.objects.filter(
                 game_id=game.pk, idempotency_key=idempotency_key).first()
-        return game, prior
+        if seat is not None:
+            row = (Seat.objects.filter(game_id=game.pk, number=seat)
+                   .values_list("user_id", *(f"user__{f}" for f in HOLDER_FIELDS)).first())
+            holder = _holder(row)
+        return game, prior, holder
     with connection.cursor() as cursor:
         cursor.execute(_lock_sql(), [game_id])
         row = cursor.fetchone()
-        prior_row = None
-        if row is not None and idempotency_key:
+        prior_row = holder_row = None
+        if row is not None and seat is not None:
+            cursor.execute(_holder_and_key_sql(), [game_id, seat, game_id, idempotency_key])
+            both = cursor.fetchone()
+            holder_row, prior_row = both[:4], both[4:]
+            if prior_row[0] is None:
+                prior_row = None
+        elif row is not None and idempotency_key:
             cursor.execute(_key_sql(), [game_id, idempotency_key])
             prior_row = cursor.fetchone()
     if row is None:
@@ -158,7 +210,16 @@ def lock_game(game_id, idempotency_key=None):
         snapshot._state.fields_cache["game"] = game
     game._state.fields_cache["snapshot"] = snapshot
     prior = None if prior_row is None else _instance(GameEvent, prior_row, _EVENT_JSON_POS)
-    return game, prior
+    return game, prior, _holder(holder_row)
+
+
+def _holder(row):
+    """A SeatHolder from (user_id, *HOLDER_FIELDS); None for no such seat. An empty or bot
+    seat has a row of NULLs and so a holder whose user_id is None."""
+    if row is None:
+        return None
+    user_id, banned_at, suspended_until, is_active = row
+    return SeatHolder(user_id, banned_at, suspended_until, bool(is_active))
 
 
 def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_key, now,

@@ -411,8 +411,12 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
             "x": x, "y": y,
         })
 
+    # Three time-outs hand a seat to a bot for the rest of the game: its person may watch
+    # their hand but not move (the write door refuses it too).
+    bot_for_good = (seat is not None
+                    and (game.stand_ins or {}).get(str(seat), {}).get("reason") == "timeouts")
     mode = None  # what the hand's buttons do now
-    if seat is not None and not finished:
+    if seat is not None and not finished and not bot_for_good:
         if view.get("must_give"):
             mode = "give"
         elif any(a["type"] == "pass" for a in legal):
@@ -461,7 +465,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         for t in range(half)
     ]
     my_turn_label = None
-    if seat is not None and not finished:
+    if seat is not None and not finished and not bot_for_good:
         if mode == "give":
             my_turn_label = f"Give {view['must_give']} card{'s' if view['must_give'] != 1 else ''} to your partner"
         elif mode == "pick":
@@ -489,12 +493,14 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "mode": mode,
         "pick_label": "Pass card",
         "decision": decision,
-        "can_draw": "draw" in kinds,
-        "can_pass": "pass_turn" in kinds,
-        "can_take": "take_penalty" in kinds,
-        "wild_playable": [card_face(c) for c in wild_playable],
+        "bot_for_good": bot_for_good,
+        "can_draw": "draw" in kinds and not bot_for_good,
+        "can_pass": "pass_turn" in kinds and not bot_for_good,
+        "can_take": "take_penalty" in kinds and not bot_for_good,
+        "wild_playable": [] if bot_for_good else [card_face(c) for c in wild_playable],
         "colors": [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"],
-        "can_concede": seat is not None and not finished and not view["departed"][seat],
+        "can_concede": (seat is not None and not finished and not view["departed"][seat]
+                        and not bot_for_good),
         "finished": finished,
         "my_turn_label": my_turn_label,
         "turn_name": turn_name,

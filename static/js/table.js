@@ -107,9 +107,13 @@
     };
     socket.onclose = (e) => {
       socket = null;
-      if (e.code === 4403 || e.code === 4401) {
+      // The server closed the socket for a reason of its own (games/consumers.py): say it,
+      // and do not reconnect.
+      const why = CLOSED_BECAUSE[e.code];
+      if (why) {
         stopped = true;
-        setConnection("closed", e.code === 4401 ? "Logged out" : "Not allowed at this table");
+        setConnection("closed", why[0]);
+        showError(why[1]);
         return;
       }
       setConnection("offline", "Reconnecting…");
@@ -117,6 +121,15 @@
       setTimeout(connect, 500 * 2 ** (retry - 1));
     };
   }
+
+  const CLOSED_BECAUSE = {
+    4401: ["Logged out", "Your session ended (you logged out, changed your password or " +
+           "stayed away too long). Reload the page to log in again."],
+    4403: ["Not allowed at this table", "You may not follow this table."],
+    4410: ["Seat given to a bot", "A moderator gave your seat to a bot: you no longer play " +
+           "at this table."],
+    4423: ["Account restricted", "Your account is suspended or banned: it cannot play now."],
+  };
 
   function showError(message) {
     const box = document.getElementById("flash");

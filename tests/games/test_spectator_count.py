@@ -1,4 +1,4 @@
-"""The table shows how many people are watching (issue 7, spectators)."""
+"""The table shows how many people are watching: logged-in people, each counted once."""
 
 import re
 
@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from games import spectators
-from tests.conftest import make_started_game
+from tests.conftest import make_started_game, make_user
 from tests.games.test_consumers import communicator, connected
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,14 +23,15 @@ def watching(client, user, game):
     return int(found.group(1)) if found else None
 
 
-def test_the_count_follows_the_spectators_sockets(client, four):
+def test_the_count_follows_the_spectators_sockets(client, four, ed):
     game = make_started_game(four, spectators=True)
     cache.delete(f"spectators:{game.pk}")
+    fay = make_user("fay")
     assert watching(client, four[0], game) == 0
 
     async def scenario():
         page = database_sync_to_async(watching)
-        first, second = communicator(game, AnonymousUser()), communicator(game, AnonymousUser())
+        first, second = communicator(game, ed), communicator(game, fay)
         await connected(first)
         await connected(second)
         assert spectators.count(game.pk) == 2
@@ -41,6 +42,41 @@ def test_the_count_follows_the_spectators_sockets(client, four):
         assert await page(client, four[0], game) == 0
 
     async_to_sync(scenario)()
+
+
+def test_a_person_watching_in_several_tabs_counts_once(four, ed):
+    game = make_started_game(four, spectators=True)
+    cache.delete(f"spectators:{game.pk}")
+
+    async def scenario():
+        tabs = [communicator(game, ed) for _ in range(3)]
+        for tab in tabs:
+            await connected(tab)
+        assert spectators.count(game.pk) == 1
+        for tab in tabs[:2]:
+            await tab.disconnect()
+        assert spectators.count(game.pk) == 1
+        await tabs[2].disconnect()
+        assert spectators.count(game.pk) == 0
+        again = communicator(game, ed)
+        await connected(again)
+        assert spectators.count(game.pk) == 1
+        await again.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_visitor_without_a_session_is_not_let_in_nor_counted(four):
+    game = make_started_game(four, spectators=True)
+    cache.delete(f"spectators:{game.pk}")
+
+    async def scenario():
+        comm = communicator(game, AnonymousUser())
+        ok, code = await comm.connect()
+        assert (ok, code) == (False, 4401)
+
+    async_to_sync(scenario)()
+    assert spectators.count(game.pk) == 0
 
 
 def test_players_sockets_are_not_counted_as_watchers(client, four):
@@ -64,6 +100,6 @@ def test_a_table_without_spectators_shows_no_count(client, four):
 def test_a_lost_counter_never_goes_below_zero(four):
     game = make_started_game(four, spectators=True)
     cache.delete(f"spectators:{game.pk}")
-    assert spectators.left(game.pk) == 0
+    assert spectators.left(game.pk, 7) == 0
     assert spectators.count(game.pk) == 0
-    assert spectators.joined(game.pk) == 1
+    assert spectators.joined(game.pk, 7) == 1

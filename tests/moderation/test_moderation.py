@@ -8,7 +8,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import AccountAudit
+from accounts.models import AccountAudit, User
 from games import moderation, services
 from games.models import Game, GameEvent, Seat
 from lobby.models import Report
@@ -190,7 +190,10 @@ def test_a_ban_ends_the_sessions_the_user_already_has(client, ana, bo, mod):
 def test_a_restricted_user_cannot_act_even_through_the_service(four, mod):
     game = make_started_game(four)
     ana = four[0]
-    ana.suspended_until = timezone.now() + timedelta(days=1)
+    # Suspended in the database while the caller still holds the user as it was loaded
+    # before (as an open socket does): the write door reads the account afresh.
+    User.objects.filter(pk=ana.pk).update(suspended_until=timezone.now() + timedelta(days=1))
+    assert not ana.is_restricted
     state = services.load_state(Game.objects.get(pk=game.pk))
     with pytest.raises(services.DecisionRefused):
         services.apply_decision(game.pk, 0, state.auto_action(0), "person", user=ana)
