@@ -13,8 +13,13 @@ def validate_time_zone(value):
 class User(AbstractUser):
     """A player. The profile lives on the user: there is exactly one per user."""
 
-    email = models.EmailField("email address", unique=True)
+    # The attached address: where mail goes, and what makes an address taken. NULL for an
+    # account whose sign-up named an address another account has (NULLs never collide).
+    email = models.EmailField("email address", unique=True, null=True, blank=True)
     email_confirmed = models.BooleanField(default=False)
+    # An address given but not attached until its owner follows the link sent there, so
+    # naming an address, taken or free, changes nothing another person could notice.
+    pending_email = models.EmailField("address waiting for confirmation", blank=True)
     display_name = models.CharField(max_length=40, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
     notify_turn_email = models.BooleanField(
@@ -33,7 +38,24 @@ class User(AbstractUser):
     def __str__(self):
         return self.name
 
-    # --- Moderation (issue 7). Restrictions are checked by accounts.backends.PlayerBackend,
+    def clean(self):
+        super().clean()
+        # AbstractUser.clean turns a missing address into "", which would collide in the
+        # unique index with the next account that has none.
+        self.email = self.email or None
+
+    @property
+    def address_to_confirm(self):
+        """The address a confirmation link is (or would be) sent to, or ""."""
+        if self.pending_email:
+            return self.pending_email
+        return self.email if self.email and not self.email_confirmed else ""
+
+    @property
+    def address_on_profile(self):
+        return self.pending_email or self.email or ""
+
+    # --- Moderation. Restrictions are checked by accounts.backends.PlayerBackend,
     # so a banned or suspended user can neither log in nor keep a session.
     def restriction(self, now=None):
         """'banned', 'suspended' or None."""

@@ -1,6 +1,8 @@
 """Fixed-window rate limits kept in the cache (Redis when configured)."""
 
 import hashlib
+import math
+import time
 
 from django.core.cache import cache
 
@@ -14,20 +16,38 @@ def count(scope, ident):
     return cache.get(_key(scope, ident), 0)
 
 
+def _start_window(key, window):
+    # The window's end is kept beside the count, so that a refusal can say when to come back
+    # (the cache API cannot tell how long a key has left).
+    cache.set(f"{key}:end", time.time() + window, timeout=window)
+
+
 def hit(scope, ident, window):
     """Counts one attempt and returns the attempts so far in this window."""
     key = _key(scope, ident)
     # add() only sets a missing key, so the window starts at the first attempt.
-    cache.add(key, 0, timeout=window)
+    if cache.add(key, 0, timeout=window):
+        _start_window(key, window)
     try:
         return cache.incr(key)
     except ValueError:  # expired between add() and incr()
         cache.set(key, 1, timeout=window)
+        _start_window(key, window)
         return 1
 
 
+def retry_after(scope, ident):
+    """Seconds until the running window ends (0 when none is running)."""
+    key = _key(scope, ident)
+    end = cache.get(f"{key}:end")
+    if end is None or not cache.get(key):
+        return 0
+    return max(0, math.ceil(end - time.time()))
+
+
 def reset(scope, ident):
-    cache.delete(_key(scope, ident))
+    key = _key(scope, ident)
+    cache.delete_many([key, f"{key}:end"])
 
 
 def client_ip(request):

@@ -4,9 +4,11 @@ from django.core import signing
 _SALT = "accounts.email-confirmation"
 
 
-def make_email_token(user):
-    # Binding the address means a token stops working once the email changes.
-    return signing.dumps({"u": user.pk, "e": user.email}, salt=_SALT, compress=True)
+def make_email_token(user, address=None):
+    # Binding the address means a token stops working once the email changes, and a link
+    # sent to a pending address can attach that address and no other.
+    address = address or user.email
+    return signing.dumps({"u": user.pk, "e": address}, salt=_SALT, compress=True)
 
 
 def read_email_token(token):

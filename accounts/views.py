@@ -1,19 +1,42 @@
+import math
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core import signing
+from django.db import IntegrityError, transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.http import require_POST
 
 from . import emails, ratelimit
-from .forms import LoginForm, ProfileForm, SignUpForm
+from .forms import LoginForm, ProfileForm, SignUpForm, login_name
 from .models import User
 from .tokens import read_email_token
 
 TOO_MANY_LOGINS = "Too many log-in attempts. Please wait a few minutes and try again."
 TOO_MANY_SIGNUPS = "Too many sign-ups from your address. Please try again later."
+TOO_MANY_EMAIL_CHANGES = (
+    "You have changed your email address too many times. You can change it again in {wait}."
+)
+LINK_JUST_SENT = (
+    "We sent you a confirmation link less than {interval} ago: it may take a while to arrive."
+    " You can ask for another in {wait}."
+)
+NO_MORE_LINKS_TODAY = (
+    "We have sent you {count} confirmation emails today, the most we send in a day."
+    " You can ask for another in {wait}."
+)
+DAY = 24 * 60 * 60
+
+
+def in_words(seconds):
+    """A wait as a person reads it, rounded up: "1 minute", "5 minutes", "3 hours"."""
+    minutes = max(1, math.ceil(seconds / 60))
+    if minutes < 90:
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{math.ceil(minutes / 60)} hours"
 
 
 class RefuseInvalidForm:
@@ -34,7 +57,8 @@ class LoginView(RefuseInvalidForm, auth_views.LoginView):
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        username = request.POST.get("username", "")
+        # Counted as the form will read it: " hank" and "HANK" are hank's attempts too.
+        username = login_name(request.POST.get("username", ""))
         ip = ratelimit.client_ip(request)
         if (
             ratelimit.count("login-user", username) >= settings.LOGIN_RATE_LIMIT
@@ -49,12 +73,16 @@ class LoginView(RefuseInvalidForm, auth_views.LoginView):
 
     def form_invalid(self, form):
         window = settings.LOGIN_RATE_WINDOW
-        ratelimit.hit("login-user", self.request.POST.get("username", ""), window)
+        ratelimit.hit("login-user", login_name(self.request.POST.get("username", "")), window)
         ratelimit.hit("login-ip", ratelimit.client_ip(self.request), window)
         return super().form_invalid(form)
 
     def form_valid(self, form):
-        ratelimit.reset("login-user", form.get_user().get_username())
+        name = form.get_user().get_username()
+        # Names differing only in case share a count; an account whose name folds like
+        # another's (only the admin can make one) must not lift the other's lock.
+        if User.objects.filter(username__iexact=name).count() == 1:
+            ratelimit.reset("login-user", login_name(name))
         return super().form_valid(form)
 
 
@@ -68,11 +96,11 @@ def signup(request):
             return render(request, "accounts/signup.html", context, status=429)
         form = SignUpForm(request.POST)
         if form.is_valid():
-            user = form.save()
-            emails.send_confirmation(user)
+            address = form.cleaned_data["email"]
+            user = create_account(form, address)
             login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
             messages.success(
-                request, f"Welcome, {user.name}! We sent a confirmation link to {user.email}."
+                request, f"Welcome, {user.name}! We sent a confirmation link to {address}."
             )
             return redirect(settings.LOGIN_REDIRECT_URL)
         return render(request, "accounts/signup.html", {"form": form}, status=400)
@@ -80,45 +108,148 @@ def signup(request):
     return render(request, "accounts/signup.html", {"form": form})
 
 
+def owner_of(address, other_than=None):
+    """The account `address` is attached to, if it is not `other_than`'s."""
+    accounts = User.objects.filter(email__iexact=address)
+    if other_than is not None:
+        accounts = accounts.exclude(pk=other_than.pk)
+    return accounts.first()
+
+
+def create_account(form, address):
+    """Signs up the way the visitor sees it whether or not `address` is taken: the account
+    is made and logged in. A free address is attached (unconfirmed) and gets its link; a
+    taken one stays pending on the new account and its owner is told instead."""
+    owner = owner_of(address)
+    user = form.save(commit=False)
+    if owner is None:
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:
+            # Taken by a sign-up that won the race: answered like any taken address.
+            owner = owner_of(address)
+            if owner is None:
+                raise
+    if owner is not None:
+        user.email, user.pending_email = None, address
+        user.save()
+    form.save_m2m()
+    mail_about_address(user, address, owner, during="signup")
+    return user
+
+
+def mail_about_address(user, address, owner, during):
+    """The one mail an address change (or a resend) causes: the link if the address is
+    free, else the notice to its owner (none for a resend: the owner was told once).
+    Counted for the account either way, so that the limits answer the same too."""
+    if owner is None:
+        emails.send_confirmation(user, address)
+    elif during is not None:
+        emails.send_address_in_use(owner, during)
+    # The interval runs from the latest mail; the day's count from the first.
+    ratelimit.reset("confirm-recent", user.pk)
+    ratelimit.hit("confirm-recent", user.pk, settings.CONFIRM_RESEND_INTERVAL)
+    ratelimit.hit("confirm-day", user.pk, DAY)
+
+
+def confirmation_refusal(user):
+    """Why `user` may not have another confirmation link now, or ""."""
+    if ratelimit.count("confirm-day", user.pk) >= settings.CONFIRM_RESEND_DAILY:
+        return NO_MORE_LINKS_TODAY.format(
+            count=settings.CONFIRM_RESEND_DAILY,
+            wait=in_words(ratelimit.retry_after("confirm-day", user.pk)),
+        )
+    if ratelimit.count("confirm-recent", user.pk):
+        return LINK_JUST_SENT.format(
+            interval=in_words(settings.CONFIRM_RESEND_INTERVAL),
+            wait=in_words(ratelimit.retry_after("confirm-recent", user.pk)),
+        )
+    return ""
+
+
 def confirm_email(request, token):
     try:
-        user_pk, email = read_email_token(token)
+        user_pk, address = read_email_token(token)
     except signing.BadSignature:
         return render(request, "accounts/confirm_email.html", {"ok": False}, status=400)
-    updated = User.objects.filter(pk=user_pk, email=email).update(email_confirmed=True)
-    return render(request, "accounts/confirm_email.html", {"ok": bool(updated)},
-                  status=200 if updated else 400)
+    ok = confirm_address(user_pk, address)
+    return render(request, "accounts/confirm_email.html", {"ok": ok}, status=200 if ok else 400)
+
+
+def confirm_address(user_pk, address):
+    """Confirms the user's attached address, or attaches their pending one if it is still
+    free. False when the link is for neither (replaced since, or taken meanwhile)."""
+    with transaction.atomic():
+        user = User.objects.select_for_update().filter(pk=user_pk).first()
+        if user is None:
+            return False
+        if user.email and user.email == address:
+            if not user.email_confirmed:
+                user.email_confirmed = True
+                user.save(update_fields=["email_confirmed"])
+            return True
+        if not user.pending_email or user.pending_email != address:
+            return False
+        if owner_of(address, other_than=user) is not None:
+            return False
+        user.email, user.email_confirmed, user.pending_email = address, True, ""
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["email", "email_confirmed", "pending_email"])
+        except IntegrityError:  # attached to another account a moment ago
+            return False
+        return True
 
 
 @login_required
 @require_POST
 def resend_confirmation(request):
-    if not request.user.email_confirmed:
-        emails.send_confirmation(request.user)
-        messages.info(request, f"We sent a new confirmation link to {request.user.email}.")
+    user = request.user
+    address = user.address_to_confirm
+    if not address:
+        return redirect("accounts:profile")
+    refusal = confirmation_refusal(user)
+    if refusal:
+        context = {"form": ProfileForm(instance=user), "error": refusal}
+        return render(request, "accounts/profile.html", context, status=429)
+    mail_about_address(user, address, owner_of(address, other_than=user), during=None)
+    messages.info(request, f"We sent a new confirmation link to {address}.")
     return redirect("accounts:profile")
 
 
 @login_required
 def profile(request):
     user = request.user
-    old_email = user.email
     if request.method == "POST":
+        on_profile = user.address_on_profile.lower()
+        attached = (user.email or "").lower()
         form = ProfileForm(request.POST, instance=user)
-        if form.is_valid():
-            user = form.save(commit=False)
-            email_changed = user.email != old_email
-            if email_changed:
-                user.email_confirmed = False
-            user.save()
-            if email_changed:
-                emails.send_confirmation(user)
-                messages.info(request, f"Please confirm {user.email}: we sent you a link.")
-            messages.success(request, "Your profile is saved.")
-            return redirect("accounts:profile")
-        return render(request, "accounts/profile.html", {"form": form}, status=400)
-    else:
-        form = ProfileForm(instance=user)
+        if not form.is_valid():
+            return render(request, "accounts/profile.html", {"form": form}, status=400)
+        address = form.cleaned_data["email"]
+        new_address = address not in (on_profile, attached)
+        if new_address and (
+            ratelimit.count("email-change", user.pk) >= settings.EMAIL_CHANGE_RATE_LIMIT
+        ):
+            wait = in_words(ratelimit.retry_after("email-change", user.pk))
+            context = {"form": form, "error": TOO_MANY_EMAIL_CHANGES.format(wait=wait)}
+            return render(request, "accounts/profile.html", context, status=429)
+        user = form.save(commit=False)
+        if new_address:
+            ratelimit.hit("email-change", user.pk, settings.EMAIL_CHANGE_RATE_WINDOW)
+            # Attached only when the link is followed: until then mail still goes to the
+            # old address, and a taken address is never attached at all.
+            user.pending_email = address
+        elif address == attached:
+            user.pending_email = ""  # back to the attached address: nothing to confirm
+        user.save()
+        if new_address:
+            mail_about_address(user, address, owner_of(address, other_than=user), "change")
+            messages.info(request, f"Please confirm {address}: we sent you a link.")
+        messages.success(request, "Your profile is saved.")
+        return redirect("accounts:profile")
+    form = ProfileForm(instance=user)
     return render(request, "accounts/profile.html", {"form": form})
 
 

@@ -243,6 +243,13 @@ LOGIN_RATE_IP_LIMIT = envint("LOGIN_RATE_IP_LIMIT", 20)
 LOGIN_RATE_WINDOW = envint("LOGIN_RATE_WINDOW", 15 * 60)
 SIGNUP_RATE_LIMIT = envint("SIGNUP_RATE_LIMIT", 5)
 SIGNUP_RATE_WINDOW = envint("SIGNUP_RATE_WINDOW", 60 * 60)
+# Email address changes per account per window; each sends a mail to the new address.
+EMAIL_CHANGE_RATE_LIMIT = envint("EMAIL_CHANGE_RATE_LIMIT", 3)
+EMAIL_CHANGE_RATE_WINDOW = envint("EMAIL_CHANGE_RATE_WINDOW", 24 * 60 * 60)
+# Confirmation links per account: one per interval (seconds), so many per day, counting
+# the ones sent by sign-up and by an email change.
+CONFIRM_RESEND_INTERVAL = envint("CONFIRM_RESEND_INTERVAL", 5 * 60)
+CONFIRM_RESEND_DAILY = envint("CONFIRM_RESEND_DAILY", 5)
 EMAIL_CONFIRM_MAX_AGE = envint("EMAIL_CONFIRM_MAX_AGE", 3 * 24 * 3600)
 
 # --- Email -------------------------------------------------------------------

@@ -2,7 +2,7 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +74,53 @@ def test_a_successful_log_in_resets_the_count_for_that_user(client, ana, setting
     log_in(client, "ana", "wrong")
     log_in(client, "ana", "wrong")
     assert log_in(client, "ana", PASSWORD).status_code == 302
+
+
+def lock_out(client, username, settings):
+    settings.LOGIN_RATE_LIMIT = 3
+    for _ in range(3):
+        assert log_in(client, username, "wrong").status_code == 400
+
+
+# Every spelling the log-in form turns into "hank" (it strips, and applies NFKC), and
+# one the database would not match but that must still count as the same name.
+SPELLINGS = [" hank", "hank ", "\thank\n", "HANK", "Hank", "\uff48\uff41\uff4e\uff4b"]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_it_refuses_a_locked_name_in_any_spelling_and_keeps_the_lock(client, settings, spelling):
+    make_user("hank")
+    lock_out(client, "hank", settings)
+
+    response = log_in(client, spelling, PASSWORD)
+
+    assert response.status_code == 429
+    assert "Too many log-in attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert log_in(client, "hank", PASSWORD).status_code == 429
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_it_counts_failures_in_any_spelling_against_the_one_name(client, settings, spelling):
+    make_user("hank")
+    lock_out(client, spelling, settings)
+
+    response = log_in(client, "hank", PASSWORD)
+
+    assert response.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_it_keeps_the_lock_when_an_account_named_alike_in_other_case_logs_in(client, settings):
+    # Sign-up refuses such a name; the admin can still make one.
+    make_user("hank")
+    make_user("HANK")
+    settings.LOGIN_RATE_LIMIT = 3
+    log_in(client, "hank", "wrong")
+    log_in(client, "hank", "wrong")
+    assert log_in(client, "HANK", PASSWORD).status_code == 302
+    client.post(reverse("accounts:logout"))
+
+    log_in(client, "hank", "wrong")
+
+    assert log_in(client, "hank", PASSWORD).status_code == 429
