@@ -133,13 +133,13 @@ def test_the_socket_checks_origin_and_session():
         connected, _, _ = outcome(socket(world.game, origin=origin, cookie=bo_session))
         assert not connected, origin
 
-    # No session, a made-up one, and Bo's after logging out: nobody, so no seat.
+    # No session, a made-up one, and Bo's after logging out: nobody, told to log in.
     for cookie in (None, "not-a-session"):
         connected, code, _ = outcome(socket(world.game, cookie=cookie))
-        assert not connected and code == 4403
+        assert not connected and code == 4401
     bo_client.post(reverse("accounts:logout"))
     connected, code, _ = outcome(socket(world.game, cookie=bo_session))
-    assert not connected and code == 4403
+    assert not connected and code == 4401
 
 
 @pytest.mark.django_db(transaction=True)
@@ -149,4 +149,4 @@ def test_a_banned_players_session_no_longer_opens_the_socket():
     assert outcome(socket(world.game, cookie=cy_session))[0]
     moderation.ban(world.cy, world.mo, "cheating")
     connected, code, _ = outcome(socket(world.game, cookie=cy_session))
-    assert not connected and code == 4403
+    assert not connected and code == 4401
