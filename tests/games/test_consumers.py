@@ -8,7 +8,6 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
 from games import engine, notify, services, views
@@ -155,7 +154,7 @@ def test_a_spectator_gets_the_public_fragments_with_no_hand(four, ed):
     game = make_started_game(four, spectators=True)
 
     async def scenario():
-        comm = communicator(game, AnonymousUser())
+        comm = communicator(game, ed)
         hello = await connected(comm)
         assert hello["seat"] is None
         await database_sync_to_async(move)(game, 0)
