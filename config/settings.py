@@ -98,6 +98,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "accounts.middleware.UserTimezoneMiddleware",
+    "config.middleware.RefuseUnroutablePathMiddleware",  # last: docs/security.md
 ]
 
 ROOT_URLCONF = "config.urls"

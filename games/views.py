@@ -610,7 +610,7 @@ def _form_action(post):
     if raw:
         try:
             action = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # thousands of nested brackets: no move's shape
             return None
         return action if isinstance(action, dict) else None
     return None

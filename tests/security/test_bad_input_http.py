@@ -7,10 +7,18 @@ move out of turn or for another seat. Hypothesis varies everything else (who sen
 the other fields, the path's numbers and words, the query string). Each answer must be a
 4xx saying what was wrong in words (or a redirect to the log-in for an anonymous visitor),
 never a server error, and nothing in the database may have changed.
+
+The path's words and numbers are put in the URL as a client sends them (percent-encoded,
+`Part`): words in any script, a NUL or another control character, bytes that are not
+UTF-8, parts of thousands of characters. A path no route can hold must be a 400 (a 414 when
+too long) in words at every URL, whoever asks (config.middleware; test_bad_paths.py has the
+same rule case by case).
 """
 
+import functools
 import json
 import re
+import unicodedata
 import urllib.parse
 
 import pytest
@@ -29,17 +37,63 @@ FUZZ = settings(max_examples=40, deadline=None, derandomize=False,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                        HealthCheck.data_too_large])
 
-# Text as a browser could send it and worse: NULs, control characters, other scripts, long.
+# Text as a browser could send it and worse: NULs, control characters, other scripts, long,
+# JSON nested thousands deep (a move is JSON: its parser must not overflow its stack).
 junk = st.one_of(
     st.text(max_size=30),
     st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=300),
     st.sampled_from(["\x00", "'; DROP TABLE games_game; --", "<script>alert(1)</script>", "{}",
                      "[]", "null", '{"type": "draw"}', "-1", "99999999999999999999999", "R3",
-                     "WTD4", "%00", "../../etc/passwd", "Y" * 5000]),
+                     "WTD4", "%00", "../../etc/passwd", "Y" * 5000, "[" * 5000 + "]" * 5000,
+                     '{"type": ' * 2000 + "1" + "}" * 2000]),
 )
 words = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="/?#%"), min_size=1,
                 max_size=40).filter(lambda s: s.strip() not in ("", ".", ".."))
 big_ints = st.one_of(st.integers(min_value=0, max_value=2**31), st.integers(min_value=2**31))
+
+
+class Part(str):
+    """A word or number of a path as it goes on the wire, percent-escapes and all: `url`
+    puts it in as it is (reverse() would escape its "%" again, and the view would never
+    see the NUL or the byte it stands for)."""
+
+
+def quoted(text):
+    return Part(urllib.parse.quote(text, safe=""))
+
+
+# Escapes no route can hold: a NUL and other control characters (C0, DEL, C1), bytes that
+# are not UTF-8 (a stray continuation byte, a lone lead byte, a cut-off sequence, an
+# overlong "/", a surrogate, beyond U+10FFFF), and U+FFFD, what a server makes of those.
+UNREADABLE_ESCAPES = ["%00", "%01", "%0A", "%1B", "%7F", "%C2%85", "%FF", "%80", "%C3%28",
+                      "%E2%82", "%C0%AF", "%ED%A0%80", "%F4%90%80%80", "%EF%BF%BD"]
+# Parts a route can never take for one of its own (never a number, never a real word).
+unreadable_parts = st.one_of(
+    st.builds(lambda before, bad, after: Part(before + bad + after),
+              st.sampled_from(["", "1", "ana", "%C3%A9"]), st.sampled_from(UNREADABLE_ESCAPES),
+              st.sampled_from(["", "2", "x"])),
+    st.sampled_from([Part("a" * 10_000), Part("9" * 10_000), Part("%E2%99%A0" * 3_000),
+                     Part("%00" * 2_000)]),
+)
+# Any part: those, and words in any script as a browser escapes them.
+path_parts = st.one_of(words.map(quoted), unreadable_parts)
+
+
+def unroutable(target):
+    """Whether no route can hold the path of `target`, by the site's rule: bytes that are not
+    UTF-8, a control character or U+FFFD, over 1,000 characters."""
+    path = urllib.parse.unquote_to_bytes(urllib.parse.urlsplit(target).path)
+    try:
+        text = path.decode()
+    except UnicodeDecodeError:
+        return True
+    return len(text) > 1000 or any(c == "\ufffd" or unicodedata.category(c) == "Cc"
+                                   for c in text)
+
+
+def spoilt(draw, arg):
+    """`arg`, or (one time in four) a path part no route can hold in its place."""
+    return draw(unreadable_parts) if draw(st.integers(0, 3)) == 3 else arg
 
 
 def junk_fields(names):
@@ -64,8 +118,21 @@ class Request:
         self.must_refuse, self.htmx = must_refuse, htmx
 
 
+@functools.cache
+def route_of(name):
+    return next(route for found, route, _ in routes() if found == name)
+
+
 def url(name, *args):
-    return reverse(name, args=args)
+    if not any(isinstance(arg, Part) for arg in args):
+        return reverse(name, args=args)
+    parts = iter(args)
+
+    def part(_):
+        arg = next(parts)
+        return arg if isinstance(arg, Part) else quoted(str(arg))
+
+    return "/" + re.sub(r"<(?:\w+:)?\w+>", part, route_of(name))
 
 
 def anyone(w, draw, also=()):
@@ -92,11 +159,12 @@ def wrong_method(name, args_of=lambda w, draw: ()):
 
 
 def any_game_id(w, draw):
-    return draw(st.one_of(st.sampled_from([w.game.pk, w.open_table.pk]), big_ints))
+    return draw(st.one_of(st.sampled_from([w.game.pk, w.open_table.pk]), big_ints, path_parts,
+                          unreadable_parts))
 
 
 def any_word(w, draw):
-    return urllib.parse.quote(draw(words), safe="")
+    return draw(path_parts)
 
 
 def signup(w, draw):
@@ -170,6 +238,7 @@ def lobby_seat_action(name):
         real_level = data.get("level") in Seat.BotLevel.values
         if name == "lobby:bot" and kind != "not-allowed" and real_level:
             data["level"] = "x" + data["level"]
+        game_id, number = spoilt(draw, game_id), spoilt(draw, number)
         return Request(user, "post", url(name, game_id, number), data)
     return case
 
@@ -177,18 +246,19 @@ def lobby_seat_action(name):
 def leave(w, draw):
     kind = draw(st.sampled_from(["started", "not-seated", "missing"]))
     if kind == "started":
-        return Request(draw(st.sampled_from(w.players)), "post", url("lobby:leave", w.game.pk))
+        return Request(draw(st.sampled_from(w.players)), "post",
+                       url("lobby:leave", spoilt(draw, w.game.pk)))
     if kind == "missing":
         return Request(logged_in(w, draw), "post",
                        url("lobby:leave", draw(st.integers(min_value=w.game.pk + 1000))))
     return Request(draw(st.sampled_from([w.cy, w.di, w.ed])), "post",
-                   url("lobby:leave", w.open_table.pk), draw(junk_fields([])))
+                   url("lobby:leave", spoilt(draw, w.open_table.pk)), draw(junk_fields([])))
 
 
 def start(w, draw):
     # Not the host, or the host of a table with empty seats, or a game already running.
     user = draw(st.sampled_from([w.ana, w.bo, w.ed]))
-    game_id = draw(st.sampled_from([w.open_table.pk, w.game.pk]))
+    game_id = spoilt(draw, draw(st.sampled_from([w.open_table.pk, w.game.pk])))
     return Request(user, "post", url("lobby:start", game_id), draw(junk_fields([])))
 
 
@@ -215,7 +285,9 @@ def act(w, draw):
     seat = w.seat_of(user, game)
     kind = draw(st.sampled_from(["junk", "other-seat", "json", "own-move-with-junk"]))
     own = own_move(state, game, draw) if kind == "own-move-with-junk" else None
-    w.attacked.add(kind if own is not None or kind != "own-move-with-junk" else "junk")
+    target = spoilt(draw, game.pk)
+    if target == game.pk:  # a path no route holds is refused before the move is looked at
+        w.attacked.add(kind if own is not None or kind != "own-move-with-junk" else "junk")
     if own is not None:
         # A seat with a decision, its own legal move, with keys no move has: the engine would
         # ignore them, and the event row would store them (a NUL there is a 500).
@@ -243,14 +315,14 @@ def act(w, draw):
         # Never a move this seat may make: those would be accepted, rightly.
         assume(parsed is None or (parsed not in state.legal_actions(seat)
                                   and parsed.get("type") not in ("concede", "give")))
-    return Request(user, "post", url("games:act", game.pk), data,
+    return Request(user, "post", url("games:act", target), data,
                    htmx=draw(st.booleans()))
 
 
 def report(w, draw):
     data = draw(junk_fields(["reported", "reason", "text", "next"]))
     data["reason"] = "x" + str(data.get("reason", ""))  # no such reason
-    game_id = draw(st.sampled_from([w.game.pk, w.open_table.pk]))
+    game_id = spoilt(draw, draw(st.sampled_from([w.game.pk, w.open_table.pk])))
     return Request(logged_in(w, draw), "post", url("history:report", game_id), data)
 
 
@@ -259,8 +331,7 @@ def game_args(w, draw):
 
 
 def user_args(w, draw):
-    return (draw(st.one_of(st.sampled_from(["ana", "ed", "mo"]), words.map(
-        lambda s: urllib.parse.quote(s, safe="")))),)
+    return (draw(st.one_of(st.sampled_from(["ana", "ed", "mo"]), path_parts)),)
 
 
 CASES = {
@@ -335,7 +406,7 @@ def test_bad_moves_are_refused_at_every_stage_of_a_game(stage, no_rate_limits):
 def attack_endpoint(world, name):
     before = fingerprint()
     case = CASES[name]
-    seen = set()
+    seen, paths = set(), set()
 
     @FUZZ
     @given(data=st.data())
@@ -344,8 +415,12 @@ def attack_endpoint(world, name):
         response = send(world, request)
         status = response.status_code
         seen.add(status)
-        assert status < 500, (request.url, request.data, status)
-        assert fingerprint() == before, (request.url, request.data, status)
+        assert status < 500, (request.url[:300], request.data, status)
+        assert fingerprint() == before, (request.url[:300], request.data, status)
+        if unroutable(request.url):  # whoever asks, whatever the route and the method
+            assert status in (400, 414) and readable(response), (request.url[:300], status)
+            paths.add("unroutable")
+            return
         if not request.must_refuse:
             return
         if request.user is None and is_login_redirect(response):
@@ -357,6 +432,8 @@ def attack_endpoint(world, name):
 
     attack()
     assert seen, "no example ran"
+    if "<" in route_of(name):  # its words or numbers were, among others, ones no route holds
+        assert "unroutable" in paths, name
     if name == "games:act":  # every kind of bad move (a finished game has no move of its
         # own to spoil)
         expected = {"junk", "other-seat", "json", "own-move-with-junk"}
@@ -376,6 +453,22 @@ def test_an_oversized_body_is_refused_not_a_server_error(client, no_rate_limits)
         assert response.status_code == 400, target
     too_many = {f"f{i}": "1" for i in range(1200)}  # beyond DATA_UPLOAD_MAX_NUMBER_FIELDS
     assert client.post(url("games:act", world.game.pk), too_many).status_code == 400
+    assert fingerprint() == before
+
+
+@pytest.mark.parametrize("nested", ["[" * 5000 + "]" * 5000,
+                                    '{"type": ' * 2000 + '"draw"' + "}" * 2000,
+                                    '{"type": "draw", "card": ' + "[" * 5000 + "]" * 5000 + "}"])
+def test_a_move_of_json_nested_thousands_deep_is_refused_in_words(nested, no_rate_limits):
+    """Python's JSON parser gives up at about a thousand levels with a RecursionError, which
+    is no ValueError: a parser that only expects the latter answers a server error."""
+    world = build_world()
+    before = fingerprint()
+    client = world.client(world.players[world.game.turn])
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.post(url("games:act", world.game.pk), {"action": nested, "key": "k"},
+                                headers=headers)
+        assert response.status_code == 400 and readable(response), response.status_code
     assert fingerprint() == before
 
 

@@ -3,8 +3,10 @@ or for another seat, gets one error frame back, the socket stays open, and nothi
 
 The message types of games/consumers.py are "sync" and "act" (anything else is refused);
 the test sends those with every field wrong in turn, the types a server sends ("hello",
-"ok", "fragments", "error"), frames that are not JSON or not text, and frames far longer
-than any move. Moves the sender's seat may really make are left out: they would be played.
+"ok", "fragments", "error"), frames that are not JSON or not text, frames far longer
+than any move, and JSON nested thousands deep (brackets, objects, or inside a frame that
+looks like a move), which Python's parser refuses with a RecursionError rather than a
+ValueError. Moves the sender's seat may really make are left out: they would be played.
 """
 
 import json
@@ -31,6 +33,15 @@ junk = st.one_of(
                                                                 st.text(max_size=5), max_size=3),
 )
 good_keys = st.text(alphabet="abcdef0123456789", min_size=1, max_size=40)
+# (opening, closing) of one level of nesting: arrays, objects, both in turn.
+LEVELS = [("[", "]"), ('{"a":', "}"), ('[{"":', "}]")]
+# Frames around the nesting: alone, as a move's action, as a card of a move.
+AROUND = [("", ""), ('{"type": "act", "key": "k", "action": ', "}"),
+          ('{"type": "act", "key": "k", "action": {"type": "play", "card": ', "}}")]
+
+
+def nested(opening, closing, depth, before="", after=""):
+    return before + opening * depth + "0" + closing * depth + after
 
 
 def frames(world, game, draw):
@@ -42,7 +53,7 @@ def frames(world, game, draw):
     for index in range(draw(st.integers(min_value=1, max_value=5))):
         shape = "own-move-with-junk" if first_own and index == 0 else draw(st.sampled_from([
             "act-junk", "act-other-seat", "act-seat-field", "type", "not-json", "bytes", "huge",
-            "sync", "own-move-with-junk"]))
+            "sync", "own-move-with-junk", "nested"]))
         own = own_move(state, game) if shape == "own-move-with-junk" else None
         if shape == "own-move-with-junk" and own is None:
             shape = "act-junk"  # a finished game: nobody has a move of their own to spoil
@@ -73,6 +84,14 @@ def frames(world, game, draw):
             out.append(("text", text, "error"))
         elif shape == "bytes":
             out.append(("bytes", draw(st.binary(min_size=1, max_size=100)), "error"))
+        elif shape == "nested":
+            # A few hundred levels (parsed, then refused as no message), about 10 KB (too
+            # deep for the parser) or 40 KB (over the size limit).
+            opening, closing = draw(st.sampled_from(LEVELS))
+            before, after = draw(st.sampled_from(AROUND))
+            size = draw(st.sampled_from([2_000, 10_000, 40_000]))
+            depth = size // len(opening + closing) + draw(st.integers(0, 50))
+            out.append(("text", nested(opening, closing, depth, before, after), "error"))
         elif shape == "huge":
             out.append(("text", json.dumps({"type": "act", "key": "k", "action": {
                 "type": "play", "card": "R3", "pad": "x" * draw(st.integers(20_000, 200_000))}}),
@@ -178,6 +197,33 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples, stage
     # A seat's own move spoilt with junk keys was among them, wherever somebody has one
     # (a pick of the setup pass, a play, a give).
     assert world.attacked == (set() if stage == "finished" else {"own"})
+
+
+@pytest.mark.parametrize("opening, closing", LEVELS)
+@pytest.mark.parametrize("before, after", AROUND)
+def test_a_frame_nested_thousands_deep_gets_an_error_frame_and_the_socket_stays_open(
+        opening, closing, before, after):
+    """About 10 KB (under the size limit, so the parser sees it) and over it."""
+    world = build_world()
+    before_fingerprint = fingerprint()
+    deep = [nested(opening, closing, depth, before, after)
+            for depth in (10_000 // len(opening + closing), 1_000, 20_000)]
+    assert len(deep[0]) < consumers.MAX_MESSAGE < len(deep[2])
+    comm = WebsocketCommunicator(application, f"/ws/games/{world.game.pk}/")
+    comm.scope["user"] = world.players[world.game.turn]
+
+    async def scenario():
+        ok, _ = await comm.connect()
+        assert ok
+        await comm.receive_json_from(timeout=10)
+        return await exchange(comm, [("text", text, "error") for text in deep])
+
+    replies, hello = async_to_sync(scenario)()
+    for reply in replies:
+        assert reply["type"] == "error" and len(reply["message"]) > 10, reply
+        assert "Traceback" not in reply["message"] and "Recursion" not in reply["message"]
+    assert hello["type"] == "hello" and hello["seq"] == world.game.last_seq
+    assert fingerprint() == before_fingerprint
 
 
 def test_the_size_limit_is_above_any_real_move():

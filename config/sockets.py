@@ -1,0 +1,47 @@
+"""Socket handshakes no route answers, refused with a close code instead of a server error.
+
+Channels' URLRouter raises ValueError("No route found") for a path none of its routes
+matches (a made-up /ws/ path, /ws/games/%00/, a game id of thousands of digits): Daphne
+answered the handshake with a 500 and logged a traceback. Here such a handshake is closed
+before it is accepted, like the game socket's own refusals (4401, 4403 in
+games/consumers.py); Daphne then answers the handshake with a 403 and logs no error.
+A path with a NUL, another control character or bytes that are not UTF-8, or too long for
+any route, is refused before any route or the session sees it, by the same rule as the
+pages (config.middleware).
+"""
+
+from django.urls import re_path
+
+from config.middleware import unroutable
+
+CLOSE_UNROUTABLE_PATH = 4400  # like HTTP's 400: a path no route can hold
+CLOSE_NO_ROUTE = 4404  # like HTTP's 404: no socket lives at this path
+
+
+class Refusal:
+    """An ASGI app that closes the handshake it is given, unaccepted, with `code`."""
+
+    def __init__(self, code):
+        self.code = code
+
+    async def __call__(self, scope, receive, send):
+        message = await receive()
+        if message["type"] == "websocket.connect":
+            await send({"type": "websocket.close", "code": self.code})
+
+
+class RefuseUnroutablePaths:
+    """Wraps the socket routes: a path no route can hold is refused before them."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.refusal = Refusal(CLOSE_UNROUTABLE_PATH)
+
+    async def __call__(self, scope, receive, send):
+        if unroutable(scope["path"]):
+            return await self.refusal(scope, receive, send)
+        return await self.inner(scope, receive, send)
+
+
+# Last in the socket routes: whatever the routes before it do not match.
+no_such_socket = re_path(r"", Refusal(CLOSE_NO_ROUTE))
