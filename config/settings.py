@@ -71,6 +71,29 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
 
+# --- Content-Security-Policy (docs/security.md) ------------------------------------
+# Only our own files may run or style a page: no inline script, handler or <style>, no
+# eval, so injected markup runs nothing. 'self' in connect-src covers the table's
+# same-origin ws:/wss: socket (CSP 3; tests/security/test_csp_browser.py sees it work).
+# base.html turns off the <style> htmx would insert. Django's admin runs under it as is.
+# Style attributes stay allowed: the seat plates are placed by style="--x: ..; --y: .."
+# (games/views.py); an attribute styles its own element only, where a <style> could
+# read the page through selectors. tests/security/test_csp.py allows no other one.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
 INSTALLED_APPS = [
     "daphne",  # first, so that runserver serves ASGI (websockets too)
     "django.contrib.admin",
@@ -96,6 +119,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Content-Security-Policy (CONTENT_SECURITY_POLICY below, docs/security.md).
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "accounts.middleware.UserTimezoneMiddleware",
     "config.middleware.RefuseUnroutablePathMiddleware",  # last: docs/security.md

@@ -37,7 +37,7 @@ def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(  # noqa: F811 (f
     # Ana passes her setup card: Bo's page gets every fragment pushed, his hand form too.
     ana_page.locator("#hand-form .choosable:not([disabled])").first.click()
     ana_page.get_by_role("button", name="Pass card").click()
-    bo_page.wait_for_function("parseInt(document.getElementById('table-page').dataset.seq) >= 2")
+    bo_page.wait_for_function("() => parseInt(document.getElementById('table-page').dataset.seq) >= 2")
     messages = [json.loads(f) for f in frames if isinstance(f, str)]
     pushed = [m["html"] for m in messages
               if m.get("type") == "fragments" and 'id="hand-form"' in m["html"]]
