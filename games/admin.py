@@ -1,16 +1,26 @@
 """The admin, fit for moderators: find tables by player and state, read a game's event
-log in order, abort a table, hand a seat to a bot or remove a player (games.moderation)."""
+log in order, abort a table, hand a seat to a bot or remove a player (games.moderation).
+
+Until a game is finished, staff see what a spectator sees (docs/security.md): its log shows
+the public events and the moderators' notes, never a hand, a pass or an action, and the
+seed, which deals every round to come, is hidden. The private log and the seed are shown
+by "reveal", which asks why, records who, when and why in the admin's log of the game
+(LogEntry, the game's History page) and shows them in its own answer only; a moderator
+seated at the table cannot reveal it.
+"""
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponseRedirect
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 
-from games import moderation
+from games import engine, moderation, replay
 
 from .models import Game, GameEvent, Seat
 
@@ -68,6 +78,45 @@ def run_with_reason(modeladmin, request, queryset, *, title, submit, do, form_cl
     return render(request, "admin/moderation_action.html", context)
 
 
+REVEAL_MESSAGE = "Revealed the private log and the seed. Reason: "
+
+
+def whole_log_shown(game):
+    """Once a game is finished every hand is public (docs/history.md); before, its secrets
+    are shown to staff only through a recorded reveal."""
+    return replay.is_finished(game)
+
+
+def staff_events(events):
+    """A spectator's share of an event row, with the moderators' notes (staff-only, and
+    never about a card)."""
+    return [e for e in events
+            if engine.visible_to(e, None) or e.get("visible_to") == replay.STAFF_ONLY]
+
+
+class RevealForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text="Recorded with your name in the game's history in the admin.")
+
+
+def record_reveal(request, game, reason):
+    """One LogEntry: the admin's own record of who did what to which object, and when.
+    Not a GameEvent: a look changes nothing at the table, so the players' log, their
+    pushes and the replay's steps stay as they are."""
+    return LogEntry.objects.log_actions(
+        user_id=request.user.pk, queryset=[game], action_flag=CHANGE,
+        change_message=REVEAL_MESSAGE + reason, single_object=True,
+    )
+
+
+def reveals_of(game):
+    return (LogEntry.objects
+            .filter(content_type=ContentType.objects.get_for_model(Game), object_id=str(game.pk),
+                    change_message__startswith=REVEAL_MESSAGE)
+            .select_related("user").order_by("action_time"))
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
@@ -103,8 +152,11 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     search_fields = ["=id", "host__username", "seats__user__username",
                      "seats__user__display_name", "seats__user__email"]
     inlines = [SeatInline]
-    readonly_fields = ["status", "seed", "last_seq", "round", "turn", "waiting_on", "bot_seats",
-                       "deadline_at", "bot_due_at", "started_at", "finished_at", "links"]
+    # The seed is shown by `seed_shown`: the form field would show it at any time.
+    exclude = ["seed"]
+    readonly_fields = ["status", "seed_shown", "last_seq", "round", "turn", "waiting_on",
+                       "bot_seats", "deadline_at", "bot_due_at", "started_at", "finished_at",
+                       "links"]
     actions = ["abort_tables"]
     list_per_page = 50
 
@@ -124,6 +176,15 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     def open_reports(self, game):
         return getattr(game, "open_report_count", None)
 
+    @admin.display(description="Seed")
+    def seed_shown(self, game):
+        if game.pk is None or whole_log_shown(game):
+            return game.seed
+        return format_html(
+            'Hidden until the game is finished: it deals every round to come. '
+            '<a href="{}">Event log</a> (its reveal shows the seed, and records why).',
+            reverse("admin:games_game_log", args=[game.pk]))
+
     @admin.display(description="Moderation")
     def links(self, game):
         if game.pk is None:
@@ -141,6 +202,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         wrap = self.admin_site.admin_view
         return [
             path("<int:game_id>/log/", wrap(self.log_view), name="games_game_log"),
+            path("<int:game_id>/log/reveal/", wrap(self.reveal_view), name="games_game_reveal"),
             path("<int:game_id>/moderate/", wrap(self.moderate_view), name="games_game_moderate"),
             *super().get_urls(),
         ]
@@ -152,14 +214,48 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         return game
 
     def log_view(self, request, game_id):
-        """Every event row of the game in order, with who acted, when, and what it caused."""
+        """Every event row of the game in order, with who acted, when, and what it caused:
+        a spectator's share of each until the game is finished."""
         game = self._game_for(request, game_id)
-        rows = GameEvent.objects.filter(game=game).select_related("user").order_by("seq")
+        whole = whole_log_shown(game)
+        may_reveal = not whole and not self._seated(request, game)
+        return self._render_log(request, game, whole=whole,
+                                form=RevealForm() if may_reveal else None)
+
+    @staticmethod
+    def _seated(request, game):
+        return game.seats.filter(user=request.user).exists()
+
+    def reveal_view(self, request, game_id):
+        """The private log and the seed of a game not yet finished, for this answer only,
+        once the reason is given and recorded."""
+        game = self._game_for(request, game_id)
+        if whole_log_shown(game):
+            return redirect("admin:games_game_log", game_id=game.pk)
+        if self._seated(request, game):
+            # Reason or not, the hands of a game one plays in are never one's to see.
+            raise PermissionDenied("You hold a seat at this table: another moderator must "
+                                   "reveal its log.")
+        form = RevealForm(request.POST if request.method == "POST" else None)
+        if not form.is_valid():
+            return self._render_log(request, game, whole=False, form=form)
+        record_reveal(request, game, form.cleaned_data["reason"])
+        return self._render_log(request, game, whole=True, revealed=True)
+
+    def _render_log(self, request, game, *, whole, form=None, revealed=False):
+        rows = list(GameEvent.objects.filter(game=game).select_related("user").order_by("seq"))
+        for row in rows:
+            row.shown_events = row.events if whole else staff_events(row.events)
+            row.shown_action = row.action if whole else None
         context = {
             **self.admin_site.each_context(request),
             "title": f"Event log of {game}",
             "game": game,
             "rows": rows,
+            "whole": whole,
+            "revealed": revealed,
+            "form": form,
+            "reveals": reveals_of(game),
             "opts": self.model._meta,
             "original": game,
         }
@@ -209,6 +305,20 @@ class GameEventAdmin(CheckedSelection, admin.ModelAdmin):
     list_filter = ["actor", "kind"]
     search_fields = ["=game__id", "user__username"]
     list_select_related = ["game", "user"]
+    # A row's own page, like the game's log, shows its action and private events only once
+    # the game is finished; the reveal on the game's log is the way to them before.
+    fields = readonly_fields = ["game", "seq", "kind", "seat", "actor", "user", "created_at",
+                                "action_shown", "events_shown"]
+
+    @admin.display(description="Action")
+    def action_shown(self, event):
+        if whole_log_shown(event.game):
+            return event.action
+        return "Hidden until the game is finished (the game's event log can reveal it)."
+
+    @admin.display(description="Events")
+    def events_shown(self, event):
+        return event.events if whole_log_shown(event.game) else staff_events(event.events)
 
     def has_add_permission(self, request):
         return False
