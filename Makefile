@@ -21,8 +21,10 @@ run: migrate
 	$(BIN)/python manage.py ensure_demo
 	$(BIN)/python manage.py runsite
 
-# pytest exits 5 when it collected no tests: that is a failure too.
+# The import rule first (pyproject.toml, [tool.importlinter]); pytest exits 5 when it
+# collected no tests: that is a failure too.
 test: install
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; exit $$rc
 

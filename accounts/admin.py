@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 
-from games import moderation
+from games.actions import moderation
 from games.admin import CheckedSelection, ReasonForm, run_with_reason
 
 from .models import AccountAudit, User
@@ -34,7 +34,7 @@ class RestrictionFilter(admin.SimpleListFilter):
 
 
 class AuditInline(admin.TabularInline):
-    """Who restricted this account, when and why (append-only: written by games.moderation)."""
+    """Who restricted this account, when and why (append-only: written by games.actions.moderation)."""
 
     model = AccountAudit
     fk_name = "user"

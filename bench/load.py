@@ -255,7 +255,8 @@ def _play_history(game_id, users, moves):
     a long past: a full move log, a used deck. Then its clocks are cleared: they would run
     out while the other tables are set up, and the run's worker would time the seats out.
     Each table's clocks start again at its first move in the run."""
-    from games import services
+    from games import store
+    from games.actions import decisions
     from games.models import Game, GameEvent
 
     for _ in range(moves):
@@ -263,7 +264,7 @@ def _play_history(game_id, users, moves):
         if game.status != Game.Status.ACTIVE or not game.waiting_on:
             break
         seat = game.waiting_on[0]
-        services.apply_decision(game_id, seat, services.load_state(game).auto_action(seat),
+        decisions.apply_decision(game_id, seat, store.load_state(game).auto_action(seat),
                                 GameEvent.Actor.PERSON, user=users[seat],
                                 idempotency_key=uuid.uuid4().hex)
     Game.objects.filter(pk=game_id).update(clocks={}, deadline_at=None, wake_at=None,

@@ -16,7 +16,7 @@ separate client process, so that the sockets never wait for this process's
 GIL. Every table is played at once at a human pace: after each move a table
 waits `--think` seconds (uniformly 0.5x-1.5x, so tables drift apart) before
 its next one; `--writers` threads apply the moves through
-services.apply_decision, the same function a form post or socket message
+decisions.apply_decision, the same function a form post or socket message
 calls, so the render and the sends of the after-commit step are measured too.
 For each move it measures from just before apply_decision to the moment the
 last of the table's four sockets has received the fragments numbered with
@@ -79,7 +79,8 @@ def main():
     from django.test import Client
 
     from accounts.models import User
-    from games import services
+    from games import store
+    from games.actions import decisions
     from games.models import Game, GameEvent
     from lobby import services as lobby
 
@@ -187,12 +188,12 @@ def main():
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         if game.status != Game.Status.ACTIVE:
             return False
-        state = services.load_state(game)
+        state = store.load_state(game)
         seat = game.waiting_on[0]
         action = state.auto_action(seat)
         start = time.monotonic()
         try:
-            result = services.apply_decision(game_id, seat, action, GameEvent.Actor.PERSON,
+            result = decisions.apply_decision(game_id, seat, action, GameEvent.Actor.PERSON,
                                              idempotency_key=uuid.uuid4().hex)
         except Exception as exc:  # noqa: BLE001 -- counted, not fatal: the figures say how many
             errors.append(f"game {game_id}: {type(exc).__name__}: {exc}")

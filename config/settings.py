@@ -180,7 +180,7 @@ if DATABASE_REPLICA_URL:
         DATABASES["replica"].setdefault("OPTIONS", {})["pool"] = dict(
             DATABASES["default"]["OPTIONS"]["pool"])
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
-DATABASE_ROUTERS = ["games.replica.HistoryReplicaRouter"]
+DATABASE_ROUTERS = ["games.store.replica.HistoryReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery broker ---------------------------

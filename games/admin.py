@@ -1,5 +1,5 @@
 """The admin, fit for moderators: find tables by player and state, read a game's event
-log in order, abort a table, hand a seat to a bot or remove a player (games.moderation).
+log in order, abort a table, hand a seat to a bot or remove a player (games.actions.moderation).
 
 Until a game is finished, staff see what a spectator sees (docs/security.md): its log shows
 the public events and the moderators' notes, never a hand, a pass or an action, and the
@@ -14,13 +14,15 @@ from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpResponseRedirect
 from django.db.models import Count, Q
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from games import engine, moderation, replay
+from games import engine
+from games.actions import moderation
+from games.presenters import replay
 
 from .models import Game, GameEvent, Seat
 
@@ -299,7 +301,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
 @admin.register(GameEvent)
 class GameEventAdmin(CheckedSelection, admin.ModelAdmin):
-    """Read-only: events are append-only and written by games.services and games.moderation."""
+    """Read-only: events are append-only and written by games.actions (decisions and moderation)."""
 
     list_display = ["game", "seq", "kind", "seat", "actor", "user", "created_at"]
     list_filter = ["actor", "kind"]

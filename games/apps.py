@@ -9,8 +9,10 @@ class GamesConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_out
         from django.db.models.signals import post_save
 
-        from games import notify
+        # The actions send tasks by name (games.effects.task_on_commit): a web process
+        # must have them registered, as a worker has.
+        from games import effects, tasks  # noqa: F401
 
-        user_logged_out.connect(notify.session_ended, dispatch_uid="games-close-sockets")
-        post_save.connect(notify.account_saved, sender=get_user_model(),
+        user_logged_out.connect(effects.session_ended, dispatch_uid="games-close-sockets")
+        post_save.connect(effects.account_saved, sender=get_user_model(),
                           dispatch_uid="games-check-sockets")

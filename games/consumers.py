@@ -4,8 +4,8 @@ A socket joins exactly one game group: the group of the user's own seat, or
 the public group when the table allows spectators. It never chooses a seat:
 the seat comes from the session's user, and only a logged-in user may
 listen (the table page asks for a log-in too). It receives its seat's
-rendered fragments (games.notify) and may carry that seat's decisions,
-which go through services.apply_decision like a form post; the write door
+rendered fragments (games.effects) and may carry that seat's decisions,
+which go through decisions.apply_decision like a form post; the write door
 checks, under the game's lock, that the user still holds the seat.
 
 The user is read once, when the socket connects. So that an open socket
@@ -28,9 +28,11 @@ from django.contrib import auth
 from django.db import connection
 from django.utils import timezone
 
-from games import notify, presence, services, spectators
+from games import push
+from games.actions import decisions, presence
+from games.actions.moves import clean_action
 from games.models import Game, GameEvent
-from games.views import clean_action
+from games.store import spectators
 
 # The longest message a page sends is a move: a few hundred characters.
 MAX_MESSAGE = 16 * 1024
@@ -52,9 +54,9 @@ def membership(user, game_id):
         return None
     number = game.seats.filter(user=user).values_list("number", flat=True).first()
     if number is not None:
-        return notify.seat_group(game_id, number), number, game.last_seq
+        return push.seat_group(game_id, number), number, game.last_seq
     if game.spectators and not game.private:
-        return notify.public_group(game_id), None, game.last_seq
+        return push.public_group(game_id), None, game.last_seq
     return None
 
 
@@ -107,7 +109,7 @@ def _decide(game_id, seat, action, user, key):
     turns that off; a socket test then kept one pooled connection per move thread until
     the pool (DATABASE_POOL_SIZE) ran dry and moves waited 20 s for a connection."""
     try:
-        result = services.apply_decision(
+        result = decisions.apply_decision(
             game_id, seat, action, GameEvent.Actor.PERSON, user=user,
             idempotency_key=f"u{user.pk}-{key}",
         )
@@ -135,7 +137,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             return
         self.group, self.seat, last_seq = found
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.channel_layer.group_add(notify.user_group(user.pk), self.channel_name)
+        await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
         await self.accept()
         if self.seat is not None:
             await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
@@ -159,7 +161,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             self.watcher.cancel()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         user = self.scope["user"]
-        await self.channel_layer.group_discard(notify.user_group(user.pk), self.channel_name)
+        await self.channel_layer.group_discard(push.user_group(user.pk), self.channel_name)
         if self.seat is not None:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
         else:
@@ -233,9 +235,9 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             seq = await database_sync_to_async(_decide, thread_sensitive=False)(
                 self.game_id, self.seat, action, self.scope["user"], key
             )
-        except services.DecisionRefused as exc:
+        except decisions.DecisionRefused as exc:
             await self.error(str(exc), key=key)
-            if isinstance(exc, services.SeatLost):
+            if isinstance(exc, decisions.SeatLost):
                 await self.check_access()
             return
         await self.send_json({"type": "ok", "seq": seq, "key": key})

@@ -30,6 +30,8 @@ The points (docs/deploy.md, "Faults"):
 import os
 import signal
 
+from django.db import connection
+
 _FAULT = os.environ.get("WCT_FAULT") or None
 
 
@@ -56,8 +58,6 @@ def _fire(name, detail):
     if action == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
     elif action == "disconnect":
-        from django.db import connection
-
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
     else:

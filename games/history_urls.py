@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import history_views as views
+from games.views import history as views
 
 app_name = "history"
 

@@ -1,9 +1,12 @@
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+
+from games.engine import Options
 
 
 def new_invite_token():
@@ -24,12 +27,6 @@ class GameQuerySet(models.QuerySet):
 
     def active(self):
         return self.filter(status=Game.Status.ACTIVE)
-
-    def awaiting_decision(self):
-        return self.active().filter(deadline_at__isnull=False)
-
-    def deadline_due(self, now=None):
-        return self.awaiting_decision().filter(deadline_at__lte=now or timezone.now())
 
     def bots_stalled(self, before):
         return self.active().filter(bot_due_at__lte=before)
@@ -131,13 +128,7 @@ class Game(models.Model):
     def teams(self):
         return self.players // 2
 
-    @property
-    def is_open(self):
-        return self.status == self.Status.OPEN
-
     def engine_options(self):
-        from games.engine import Options
-
         return Options(
             players=self.players,
             stacking=self.stacking,
@@ -158,8 +149,6 @@ class Game(models.Model):
         return "Single round" if self.target_score is None else f"To {self.target_score} points"
 
     def decision_window(self):
-        from datetime import timedelta
-
         if self.pace == self.Pace.REALTIME:
             return timedelta(seconds=self.move_seconds)
         return timedelta(hours=self.turn_hours)

@@ -1,48 +1,25 @@
-import functools
+"""Celery tasks: thin entry points that call the actions (docs/architecture.md).
+
+The actions send them by name after a commit (games.effects.task_on_commit); each is safe
+to run twice or late, and each has a beat sweep that finds its work again if it is lost.
+"""
+
 import logging
 from datetime import timedelta
 
 from celery import shared_task
-from celery.contrib.django.task import DjangoTask
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from games import botplay, services
+from games import store
+from games.actions import decisions, outbox, timeouts
+from games.bots import play as botplay
 from games.models import Game, GameEvent, Seat
 
 log = logging.getLogger(__name__)
 
 
-class SweptTask(DjangoTask):
-    """A task whose work a beat sweep finds again if it is never sent: a bot move (the
-    stalled-bot sweep, `bot_due_at`) or an email (the outbox retry).
-
-    Sent after the commit of a decision, so a broker that cannot be reached (Redis
-    restarting) must not fail the request that committed it: the move is stored, and an
-    error would tell the player otherwise (tests/faults/test_redis_restart.py).
-    """
-
-    def delay_on_commit(self, *args, **kwargs):
-        transaction.on_commit(functools.partial(_send_or_leave_to_sweep, self, args, kwargs))
-
-
-def _send_or_leave_to_sweep(task, args, kwargs):
-    try:
-        task.delay(*args, **kwargs)
-    except Exception:
-        log.exception("could not send %s%r; the beat sweep will find its work", task.name, args)
-
-
-def _all_events(game_id):
-    history = []
-    rows = GameEvent.objects.filter(game_id=game_id).order_by("seq").values_list("events", flat=True)
-    for events in rows:
-        history.extend(events)
-    return history
-
-
-@shared_task(base=SweptTask, bind=True, ignore_result=True, max_retries=5)
+@shared_task(bind=True, ignore_result=True, max_retries=5)
 def play_bot(self, game_id, seat, seq):
     """Makes bot `seat`'s decision in the position after event `seq`.
 
@@ -66,25 +43,25 @@ def play_bot(self, game_id, seat, seq):
         level = settings.STAND_IN_BOT_LEVEL
     if level is None:
         return "not a bot"
-    state = services.load_state(game)
+    state = store.load_state(game)
     action = botplay.choose_action(
-        state, seat, level, history=lambda: _all_events(game_id),
+        state, seat, level, history=lambda: store.all_events(game_id),
         seed=(game.seed + seq * 131 + seat) & (2**63 - 1),
     )
     if action is None:
         return "nothing to decide"
     try:
-        services.apply_decision(
+        decisions.apply_decision(
             game_id, seat, action, GameEvent.Actor.BOT,
             idempotency_key=f"bot-{seat}-{seq}", expected_seq=seq,
         )
-    except services.StaleDecision:
+    except decisions.StaleDecision:
         return "stale"
-    except services.DecisionNotSaved as exc:
+    except decisions.DecisionNotSaved as exc:
         # The database connection was lost mid-move; nothing was stored. Try again soon
         # (and the beat's wake_stalled_bots sweep re-sends it if every retry fails).
         raise self.retry(exc=exc, countdown=1)
-    except services.IllegalDecision as exc:
+    except decisions.IllegalDecision as exc:
         # A bot must only make legal moves; record loudly and let the sweep retry.
         log.error("bot %s at seat %s of game %s chose an illegal move: %s",
                   level, seat, game_id, exc)
@@ -119,11 +96,9 @@ def wake_stalled_bots():
 @shared_task(ignore_result=True)
 def sweep_clocks():
     """The beat sweep (every CLOCK_SWEEP_SECONDS): every due time-out, reminder and
-    ended hold (games.clock.sweep), then any email left unsent by a crash."""
-    from games import clock, emails
-
-    handled = clock.sweep()
-    emails.deliver_outbox(
+    ended hold (games.actions.timeouts.sweep), then any email left unsent by a crash."""
+    handled = timeouts.sweep()
+    outbox.deliver_outbox(
         created_before=timezone.now() - timedelta(seconds=settings.OUTBOX_RETRY_SECONDS))
     return handled
 
@@ -131,13 +106,9 @@ def sweep_clocks():
 @shared_task(ignore_result=True)
 def fire_clock(game_id):
     """The countdown task of a real-time clock, sent on commit with eta = due."""
-    from games import clock
-
-    return clock.fire(game_id)
+    return timeouts.fire(game_id)
 
 
-@shared_task(base=SweptTask, ignore_result=True)
+@shared_task(ignore_result=True)
 def deliver_emails(game_id):
-    from games import emails
-
-    return emails.deliver_outbox(game_id=game_id)
+    return outbox.deliver_outbox(game_id=game_id)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from games.views import table as views
 
 app_name = "games"
 

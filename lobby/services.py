@@ -4,7 +4,7 @@ racing for one seat are served one after the other: the second finds it taken.
 
 from django.db import transaction
 
-from games import services as game_services
+from games.actions import decisions
 from games.models import Game, Seat
 
 
@@ -110,6 +110,6 @@ def start_table(game_id, user):
     game = Game.objects.get(pk=game_id)
     _require_host(game, user)
     try:
-        return game_services.start_game(game_id)
-    except game_services.DecisionRefused as exc:
+        return decisions.start_game(game_id)
+    except decisions.DecisionRefused as exc:
         raise LobbyError(str(exc)) from exc

@@ -12,7 +12,8 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from accounts.models import User
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import Game, GameEvent
 from lobby import services as lobby
 
@@ -75,9 +76,9 @@ def pending(game):
 def play_one(game, actor=GameEvent.Actor.PERSON):
     """Applies the table's plain move for the first seat with a decision."""
     game.refresh_from_db()
-    state = services.load_state(game)
+    state = store.load_state(game)
     seat = game.waiting_on[0]
-    return services.apply_decision(
+    return decisions.apply_decision(
         game.pk, seat, state.auto_action(seat), actor, idempotency_key=uuid.uuid4().hex
     )
 

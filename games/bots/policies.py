@@ -7,8 +7,18 @@ the Hard bot's rollouts (built straight from a determinized game, where speed ma
 
 from collections import Counter
 
-from games.engine.cards import COLOR, COLORS, FACE, IS_WILD, KIND, POINTS
-from games.engine.cards import DRAW2, PASSING, REVERSE, SKIP
+from games.engine.cards import (
+    COLOR,
+    COLORS,
+    DRAW2,
+    FACE,
+    IS_WILD,
+    KIND,
+    PASSING,
+    POINTS,
+    REVERSE,
+    SKIP,
+)
 
 EMPTY_PREF = dict.fromkeys(COLORS, 0.0)
 NO_VOIDS = {}

@@ -22,7 +22,6 @@ import math
 import time
 
 from games.engine import Game
-
 from games.engine.cards import COLOR, IS_WILD, POINTS
 
 from .policies import (

@@ -1,6 +1,7 @@
 """The table's plain legal move for a seat whose time ran out (CLARIFICATIONS, 'Time-outs')."""
 
 from .cards import COLOR, COLORS, IS_DRAW2, IS_WILD, POINTS
+from .common import IllegalAction
 
 
 def _cheapest(hand, k):
@@ -31,8 +32,6 @@ def _play(hand, code):
 def auto_action(game, seat):
     """The plain legal move for `seat`, returned without applying it. Raises IllegalAction
     when the seat has nothing to decide."""
-    from .game import IllegalAction
-
     g = game
     if type(seat) is not int or not 0 <= seat < g.n:
         raise IllegalAction(f"There is no seat {seat!r} at this table.")

@@ -10,8 +10,10 @@ import random
 import pytest
 
 from bench.load import choices, page_seq, percentile, pick_action, summarize
-from games import services, views
+from games import store
+from games.actions import decisions
 from games.models import Game
+from games.presenters import table
 from tests.conftest import make_started_game
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def page(game, seat):
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
-    return views.render_fragments(views.table_context(game, seat)), services.load_state(game)
+    return table.render_fragments(table.table_context(game, seat)), store.load_state(game)
 
 
 def engine_choices(state, seat):
@@ -64,7 +66,7 @@ def test_what_the_tool_reads_from_each_page_is_what_the_engine_allows(four, seed
         seat, action = movers[0]
         kinds.add(action["type"])
         # Accepted as it is: the tool never sends a move the engine refuses.
-        services.apply_decision(game.pk, seat, action, "person")
+        decisions.apply_decision(game.pk, seat, action, "person")
     assert {"pass", "play"} <= kinds
 
 
@@ -102,6 +104,6 @@ def test_history_plays_the_moves_asked_and_leaves_no_clock_running(four):
     assert (game.clocks, game.deadline_at, game.wake_at, game.countdown_at) == ({}, None, None,
                                                                               None)
     # The state is the one those moves make, and the game goes on from it.
-    state = services.load_state(game)
-    assert state.to_dict() == services.replay(game).to_dict()
+    state = store.load_state(game)
+    assert state.to_dict() == store.replay(game).to_dict()
     assert game.waiting_on

@@ -6,7 +6,12 @@ from collections import Counter
 
 from games.bots import Budget, SeatMemory, decide, oracle_decide
 from games.bots.policies import Ctx, normal_give, normal_pick
-from games.bots.search import _clearly_better, give_candidates, pick_candidates, sample_world
+from games.bots.search import (
+    _clearly_better,
+    give_candidates,
+    pick_candidates,
+    sample_world,
+)
 from games.engine import Game, Options, events_for
 from games.engine.simulate import random_action
 

@@ -3,7 +3,15 @@
 from games.engine import events_for
 
 from .helpers import (
-    assert_illegal, card_codes_in, hand, legal, make_game, play, plays, public, sizes,
+    assert_illegal,
+    card_codes_in,
+    hand,
+    legal,
+    make_game,
+    play,
+    plays,
+    public,
+    sizes,
 )
 
 PILE = ["G4", "B6", "Y7", "G9", "B1", "Y6"]

@@ -7,7 +7,15 @@ import pytest
 from games.engine import IllegalAction
 
 from .helpers import (
-    cheapest, draw, hand, make_game, new_game, normal, play, public, snapshot,
+    cheapest,
+    draw,
+    hand,
+    make_game,
+    new_game,
+    normal,
+    play,
+    public,
+    snapshot,
 )
 
 

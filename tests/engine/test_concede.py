@@ -3,8 +3,18 @@ docs/engine.md: Concession)."""
 import pytest
 
 from .helpers import (
-    assert_illegal, complete_setup, concede, draw, hand, make_game, new_game, pick, play,
-    public, sizes, total_cards,
+    assert_illegal,
+    complete_setup,
+    concede,
+    draw,
+    hand,
+    make_game,
+    new_game,
+    pick,
+    play,
+    public,
+    sizes,
+    total_cards,
 )
 
 

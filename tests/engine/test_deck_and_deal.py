@@ -6,7 +6,14 @@ import pytest
 from games.engine import Game, Options, sort_hand
 
 from .helpers import (
-    CARD_RE, DECK_COUNTS, complete_setup, hand, is_number, new_game, public, sizes,
+    CARD_RE,
+    DECK_COUNTS,
+    complete_setup,
+    hand,
+    is_number,
+    new_game,
+    public,
+    sizes,
 )
 
 

@@ -5,7 +5,14 @@ import pytest
 from games.engine import events_for
 
 from .helpers import (
-    assert_illegal, card_codes_in, give, hand, make_game, play, public, sizes,
+    assert_illegal,
+    card_codes_in,
+    give,
+    hand,
+    make_game,
+    play,
+    public,
+    sizes,
 )
 
 PILE = ["G4", "B6", "Y7", "Y6"]

@@ -3,8 +3,18 @@ choices, Resolving a played card)."""
 from games.engine import events_for
 
 from .helpers import (
-    assert_illegal, card_codes_in, draw, give, hand, legal, make_game, passes, pick, play,
-    public, sizes,
+    assert_illegal,
+    card_codes_in,
+    draw,
+    give,
+    hand,
+    legal,
+    make_game,
+    passes,
+    pick,
+    play,
+    public,
+    sizes,
 )
 
 PILE = ["G4", "B6", "Y7"]

@@ -15,8 +15,21 @@ from hypothesis import strategies as st
 from games.engine import Game, IllegalAction, Options, events_for, sort_hand
 
 from .helpers import (
-    COLORS, DECK_COUNTS, DRAW, PASS_TURN, TAKE_PENALTY, action_key, all_views, card_codes_in,
-    json_round_trip, legal, make_game, partner, play_random_game, random_decision, snapshot,
+    COLORS,
+    DECK_COUNTS,
+    DRAW,
+    PASS_TURN,
+    TAKE_PENALTY,
+    action_key,
+    all_views,
+    card_codes_in,
+    json_round_trip,
+    legal,
+    make_game,
+    partner,
+    play_random_game,
+    random_decision,
+    snapshot,
     total_cards,
 )
 

@@ -1,7 +1,17 @@
 """An empty draw pile, short draws and blocked rounds (rule book: Special cases;
 CLARIFICATIONS: Drawing, End of round)."""
 from .helpers import (
-    DRAW, PASS_TURN, complete_setup, draw, hand, legal, make_game, pass_turn, play, plays, public,
+    DRAW,
+    PASS_TURN,
+    complete_setup,
+    draw,
+    hand,
+    legal,
+    make_game,
+    pass_turn,
+    play,
+    plays,
+    public,
     sizes,
 )
 

@@ -6,8 +6,18 @@ import pytest
 from games.engine import events_for, sort_hand
 
 from .helpers import (
-    DRAW, assert_illegal, card_codes_in, complete_setup, hand, legal, new_game,
-    partner, passes, pick, public, sizes,
+    DRAW,
+    assert_illegal,
+    card_codes_in,
+    complete_setup,
+    hand,
+    legal,
+    new_game,
+    partner,
+    passes,
+    pick,
+    public,
+    sizes,
 )
 
 

@@ -3,7 +3,16 @@ Stacking option)."""
 import pytest
 
 from .helpers import (
-    TAKE_PENALTY, assert_illegal, give, hand, legal, make_game, play, plays, public, sizes,
+    TAKE_PENALTY,
+    assert_illegal,
+    give,
+    hand,
+    legal,
+    make_game,
+    play,
+    plays,
+    public,
+    sizes,
     take_penalty,
 )
 

@@ -4,8 +4,19 @@ import pytest
 from games.engine import events_for
 
 from .helpers import (
-    PASS_TURN, assert_illegal, card_codes_in, draw, give, hand, legal, make_game, pass_turn,
-    play, plays, public, sizes,
+    PASS_TURN,
+    assert_illegal,
+    card_codes_in,
+    draw,
+    give,
+    hand,
+    legal,
+    make_game,
+    pass_turn,
+    play,
+    plays,
+    public,
+    sizes,
 )
 
 

@@ -4,8 +4,19 @@ import pytest
 from games.engine import events_for
 
 from .helpers import (
-    DRAW, PASS_TURN, assert_illegal, card_codes_in, draw, hand, legal, make_game, pass_turn,
-    play, plays, public, sizes,
+    DRAW,
+    PASS_TURN,
+    assert_illegal,
+    card_codes_in,
+    draw,
+    hand,
+    legal,
+    make_game,
+    pass_turn,
+    play,
+    plays,
+    public,
+    sizes,
 )
 
 FILL = ["B9", "G7"]  # nothing in it plays on a red 3

@@ -6,7 +6,16 @@ import random
 from games.engine import sort_hand
 
 from .helpers import (
-    COLORS, DECK_COUNTS, complete_setup, draw, hand, make_game, new_game, pick, play, public,
+    COLORS,
+    DECK_COUNTS,
+    complete_setup,
+    draw,
+    hand,
+    make_game,
+    new_game,
+    pick,
+    play,
+    public,
 )
 
 SEAT_KEYS = {"seat", "players", "teams", "hand", "hand_sizes", "out", "departed", "discard",

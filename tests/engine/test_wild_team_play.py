@@ -1,6 +1,15 @@
 """Wild Team Play (rule book: The team Wild cards; CLARIFICATIONS: Wild Team Play)."""
 from .helpers import (
-    DRAW, assert_illegal, give, hand, legal, make_game, play, plays, public, sizes,
+    DRAW,
+    assert_illegal,
+    give,
+    hand,
+    legal,
+    make_game,
+    play,
+    plays,
+    public,
+    sizes,
 )
 
 PILE = ["Y7", "B6", "G4", "Y6", "B1", "G9"]

@@ -12,7 +12,8 @@ import json
 import pytest
 import websockets
 
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
 from tests.faults.conftest import page_for, session_cookie, wait_until
@@ -57,7 +58,7 @@ def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearl
     (ana, *_), game = _four_people()
     arm, fault = stack.fault_env("decision.written:person", action="disconnect")
     url = stack.daphne(env=fault)
-    card = services.load_state(game).legal_actions(0)[0]["card"]
+    card = store.load_state(game).legal_actions(0)[0]["card"]
     move = {"type": "act", "action": {"type": "pass", "card": card}, "key": "first-try"}
     before = _stored(game)
 
@@ -65,7 +66,7 @@ def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearl
 
     assert hello["type"] == "hello" and hello["seat"] == 0
     assert not arm.exists()  # the connection really was cut
-    assert refused == {"type": "error", "key": "first-try", "message": services.NOT_SAVED}
+    assert refused == {"type": "error", "key": "first-try", "message": decisions.NOT_SAVED}
     assert _stored(game) == before  # no event, no snapshot, no column changed
 
     # The player sends the same move again (same key), twice: it is applied once.
@@ -77,7 +78,7 @@ def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearl
     assert (event.seat, event.action, event.idempotency_key) == (
         0, {"type": "pass", "card": card}, f"u{ana.pk}-first-try")
     game.refresh_from_db()
-    assert services.replay(game).to_dict() == game.snapshot.state
+    assert store.replay(game).to_dict() == game.snapshot.state
     assert "Traceback" not in stack.log("daphne").split("decision not saved")[-1]
 
 
@@ -96,7 +97,7 @@ def test_a_clicked_move_whose_database_connection_dies_shows_an_error_and_can_be
     page.locator("#hand-form .choosable:not([disabled])").first.click()
     page.get_by_role("button", name="Pass card").click()
 
-    page.locator("#table-status [role=alert]", has_text=services.NOT_SAVED).wait_for()
+    page.locator("#table-status [role=alert]", has_text=decisions.NOT_SAVED).wait_for()
     assert not arm.exists()
     assert _stored(game) == before
     # The page still offers the same choice, the card still chosen; sent again, it goes through.

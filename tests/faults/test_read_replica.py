@@ -19,7 +19,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from games import services
+from games.actions import decisions
 from games.models import Game, GameEvent
 from lobby.models import Report
 from tests.conftest import make_started_game, make_user
@@ -52,7 +52,7 @@ print(json.dumps({
 
 def finished_game(users):
     game = make_started_game(users)
-    services.apply_decision(game.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON,
+    decisions.apply_decision(game.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON,
                             user=users[1])
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED

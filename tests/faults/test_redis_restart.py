@@ -8,7 +8,8 @@ real worker and beat.
 import pytest
 from django.db import transaction
 
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
 from tests.faults.conftest import page_for, wait_until
@@ -106,7 +107,7 @@ def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_red
     game.refresh_from_db()
     seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, game.last_seq + 1))
-    assert services.replay(game).to_dict() == game.snapshot.state
+    assert store.replay(game).to_dict() == game.snapshot.state
     assert GameEvent.objects.filter(game=game, seat=0, actor="person").count() == 1
     assert GameEvent.objects.filter(game=game, seat=1, actor="person").count() == 1
 
@@ -121,7 +122,7 @@ def _seed_where_a_bot_plays_first():
         state = engine.Game.new(options, seed)
         for seat in (1, 2, 3, 0):
             state.act(seat, state.auto_action(seat))
-        if set(services.pending_seats(state)) & {1, 2, 3}:
+        if set(decisions.pending_seats(state)) & {1, 2, 3}:
             return seed
     raise AssertionError("no seed found")
 

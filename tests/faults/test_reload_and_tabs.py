@@ -5,7 +5,7 @@ its first rendering or by a reload. A real Chromium on a real Daphne (production
 
 import pytest
 
-from games import services
+from games import store
 from games.models import Game
 from tests.conftest import make_started_game, make_user, play_one
 from tests.faults.conftest import page_for
@@ -71,7 +71,7 @@ def test_a_reload_a_second_tab_and_a_new_tab_show_the_same_table(stack, chromium
     assert live["log"] and len(live["seats"]) == 4 and live["turn"]
     assert second.evaluate("window.__notReloaded") and first.evaluate("window.__notReloaded")
     # What the tabs show is the seat's own view of the stored game.
-    state = services.load_state(game)
+    state = store.load_state(game)
     assert len(live["hand"]) == len(state.view(0)["hand"])
 
     # A reload, and a tab opened now, show exactly what the live tab shows.

@@ -13,7 +13,7 @@ import re
 import pytest
 import websockets
 
-from games import services
+from games import store
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
 from tests.faults.conftest import session_cookie
@@ -67,7 +67,7 @@ class Player:
 
 def _pass(game_id, seat):
     game = Game.objects.select_related("snapshot").get(pk=game_id)
-    card = services.load_state(game).legal_actions(seat)[0]["card"]
+    card = store.load_state(game).legal_actions(seat)[0]["card"]
     return {"type": "pass", "card": card}
 
 

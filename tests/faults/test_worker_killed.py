@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
+from games import store
 from games.models import EmailOutbox, Game, GameEvent
 from tests.conftest import make_started_game, make_user
 from tests.faults.conftest import wait_until
@@ -37,7 +37,7 @@ def _consistent(game):
     seqs = [e.seq for e in _events(game)]
     assert seqs == list(range(1, game.last_seq + 1)), seqs
     assert game.snapshot.seq == game.last_seq
-    assert services.replay(game).to_dict() == game.snapshot.state
+    assert store.replay(game).to_dict() == game.snapshot.state
 
 
 def _three_people_and_a_bot():

@@ -5,7 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import time_machine
 
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import Game, GameEvent
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=timezone.utc)
@@ -23,8 +24,8 @@ def travel(moment):
 def move_as_person(game, seat):
     """The seat makes the plain move itself, before its clock runs out."""
     game.refresh_from_db()
-    action = services.load_state(game).auto_action(seat)
-    return services.apply_decision(game.pk, seat, action, GameEvent.Actor.PERSON,
+    action = store.load_state(game).auto_action(seat)
+    return decisions.apply_decision(game.pk, seat, action, GameEvent.Actor.PERSON,
                                    idempotency_key=uuid.uuid4().hex)
 
 

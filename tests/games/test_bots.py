@@ -4,7 +4,8 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from config.celery import app as celery_app
-from games import services, tasks
+from games import store, tasks
+from games.actions import decisions
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
 
@@ -78,11 +79,11 @@ def test_bots_play_a_whole_game_through_a_real_worker():
             if game.status == Game.Status.FINISHED:
                 break
             if 0 in game.waiting_on:
-                state = services.load_state(game)
+                state = store.load_state(game)
                 try:
-                    services.apply_decision(game.pk, 0, state.auto_action(0), "person",
+                    decisions.apply_decision(game.pk, 0, state.auto_action(0), "person",
                                             expected_seq=game.last_seq)
-                except services.StaleDecision:
+                except decisions.StaleDecision:
                     pass
             else:
                 time.sleep(0.02)

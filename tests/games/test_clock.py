@@ -8,11 +8,18 @@ from datetime import timedelta
 
 import pytest
 
-from games import clock, engine, presence, services, tasks
+from games import deadlines, effects, engine, store, tasks
+from games.actions import presence, timeouts
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game
 from tests.games.clock_support import (
-    at, clock_of, due_of, fresh, move_as_person, timeout_events, travel,
+    at,
+    clock_of,
+    due_of,
+    fresh,
+    move_as_person,
+    timeout_events,
+    travel,
 )
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +34,7 @@ def start(users, **options):
 
 def sweep_at(seconds):
     with travel(at(seconds)):
-        return clock.sweep()
+        return timeouts.sweep()
 
 
 def test_every_person_who_must_decide_gets_a_clock_of_the_move_timer(four):
@@ -40,7 +47,7 @@ def test_every_person_who_must_decide_gets_a_clock_of_the_move_timer(four):
         assert (entry["since"], entry["kind"], entry["remind_at"]) == (1, "setup", None)
         assert due_of(game, seat) == at(15)
     assert game.deadline_at == at(15) and game.wake_at == at(15)
-    assert clock.time_left(game, 2, now=at(5)) == timedelta(seconds=10)
+    assert deadlines.time_left(game, 2, now=at(5)) == timedelta(seconds=10)
 
 
 def test_bot_seats_have_no_clock(ana):
@@ -73,7 +80,7 @@ def test_each_seat_that_has_not_chosen_times_out_on_its_own_clock(four):
     game = start(four)
     with travel(at(10)):
         move_as_person(game, 0)
-    expected = {s: services.load_state(fresh(game)).auto_action(s) for s in (1, 2, 3)}
+    expected = {s: store.load_state(fresh(game)).auto_action(s) for s in (1, 2, 3)}
 
     assert sweep_at(30) == 1
 
@@ -121,7 +128,7 @@ def test_a_deadline_handled_twice_makes_exactly_one_move(four):
     with travel(at(31)):
         tasks.fire_clock(game.pk)
         # Even a firing that skipped every check is stopped by the event's key.
-        result = clock._time_out(stale, 1, stale.clocks["1"], at(31))
+        result = timeouts._time_out(stale, 1, stale.clocks["1"], at(31))
 
     assert result is None
     assert len(timeout_events(game, seat=1)) == 1
@@ -211,7 +218,7 @@ def test_turn_by_turn_deadlines_never_get_a_countdown_task(
 ):
     monkeypatch.setattr(tasks.fire_clock, "apply_async",
                         lambda *a, **k: pytest.fail("a long countdown was sent"))
-    monkeypatch.setattr(tasks.deliver_emails, "delay", lambda *a: None)
+    monkeypatch.setattr(tasks.deliver_emails, "apply_async", lambda *a, **k: None)
     with django_capture_on_commit_callbacks(execute=True):
         start(four, pace=Game.Pace.TURN_BASED)
 
@@ -283,7 +290,8 @@ def test_the_third_time_out_in_total_hands_the_seat_to_a_bot_for_the_rest_of_the
 
     queued = []
     monkeypatch.setattr(tasks.play_bot, "delay", lambda *args: queued.append(args))
-    monkeypatch.setattr(tasks.play_bot, "delay_on_commit", lambda *args: queued.append(args))
+    monkeypatch.setattr(effects, "task_on_commit", lambda name, *args, **options: (
+        queued.append(args) if name == "games.tasks.play_bot" else None))
     with django_capture_on_commit_callbacks(execute=True):
         moment = time_out_once_more(game, 2, moment)
 
@@ -321,4 +329,4 @@ def test_the_sweep_finds_due_games_with_one_query(four, django_assert_num_querie
 
     # SAVEPOINT, the one SELECT ... FOR UPDATE SKIP LOCKED over wake_at, RELEASE.
     with travel(at(10)), django_assert_num_queries(3):
-        assert clock.sweep() == 0
+        assert timeouts.sweep() == 0

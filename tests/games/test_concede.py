@@ -3,7 +3,8 @@ the others play on or the last team wins at once, leavers rank below those who s
 
 import pytest
 
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user, play_one
 
@@ -16,13 +17,13 @@ def start(players):
 
 
 def concede(game, seat):
-    return services.apply_decision(game.pk, seat, {"type": "concede"}, GameEvent.Actor.PERSON,
+    return decisions.apply_decision(game.pk, seat, {"type": "concede"}, GameEvent.Actor.PERSON,
                                    idempotency_key=f"concede-{seat}")
 
 
 def public(game):
     game.refresh_from_db()
-    return services.load_state(game).view(None)
+    return store.load_state(game).view(None)
 
 
 def test_two_teams_one_concedes_and_the_other_wins_at_once():
@@ -91,5 +92,5 @@ def test_a_conceded_team_cannot_act_again():
     game = start(6)
     concede(game, 1)
 
-    with pytest.raises(services.IllegalDecision):
-        services.apply_decision(game.pk, 4, {"type": "concede"}, GameEvent.Actor.PERSON)
+    with pytest.raises(decisions.IllegalDecision):
+        decisions.apply_decision(game.pk, 4, {"type": "concede"}, GameEvent.Actor.PERSON)

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import GameEvent
 from tests.conftest import make_started_game, make_user, play_one, play_until, race
 
@@ -18,14 +19,14 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 @pytest.fixture
 def slow_load(monkeypatch):
-    real = services.load_state
+    real = store.load_state
 
     def load_slowly(*args, **kwargs):
         state = real(*args, **kwargs)
         time.sleep(0.05)
         return state
 
-    monkeypatch.setattr(services, "load_state", load_slowly)
+    monkeypatch.setattr(store, "load_state", load_slowly)
 
 
 def seqs(game):
@@ -43,16 +44,16 @@ def test_decisions_computed_for_one_position_apply_exactly_once(players, slow_lo
     game.refresh_from_db()
     seq = game.last_seq
     seat = game.waiting_on[0]
-    action = services.load_state(game).auto_action(seat)
+    action = store.load_state(game).auto_action(seat)
 
     results = race([
-        lambda k=k: services.apply_decision(game.pk, seat, action, "person",
+        lambda k=k: decisions.apply_decision(game.pk, seat, action, "person",
                                             idempotency_key=f"racer-{k}", expected_seq=seq)
         for k in range(6)
     ])
 
-    applied = [r for r in results if isinstance(r, services.DecisionResult)]
-    refused = [r for r in results if isinstance(r, services.StaleDecision)]
+    applied = [r for r in results if isinstance(r, decisions.DecisionResult)]
+    refused = [r for r in results if isinstance(r, decisions.StaleDecision)]
     assert len(applied) == 1, results
     assert len(refused) == 5, results
     assert seqs(game) == list(range(1, seq + 2))
@@ -68,40 +69,40 @@ def test_the_same_seat_clicking_twice_in_parallel_moves_once(players, slow_load)
     while True:
         game.refresh_from_db()
         seat = game.waiting_on[0]
-        action = services.load_state(game).auto_action(seat)
+        action = store.load_state(game).auto_action(seat)
         if action["type"] != "pass":
             break
         play_one(game)
     seq = game.last_seq
 
     results = race([
-        lambda k=k: services.apply_decision(game.pk, seat, action, "person",
+        lambda k=k: decisions.apply_decision(game.pk, seat, action, "person",
                                             idempotency_key=f"click-{k}")
         for k in range(4)
     ])
 
-    applied = [r for r in results if isinstance(r, services.DecisionResult)]
+    applied = [r for r in results if isinstance(r, decisions.DecisionResult)]
     assert len(applied) == 1, results
-    assert all(isinstance(r, services.IllegalDecision) for r in results if r not in applied), results
+    assert all(isinstance(r, decisions.IllegalDecision) for r in results if r not in applied), results
     assert seqs(game) == list(range(1, seq + 2))
 
 
 def test_simultaneous_setup_passes_all_apply_in_some_order_without_gaps(players, slow_load):
     game = make_started_game(players)
-    state = services.load_state(game)
+    state = store.load_state(game)
     picks = {seat: state.auto_action(seat) for seat in range(4)}
 
     results = race([
-        lambda s=s: services.apply_decision(game.pk, s, picks[s], "person",
+        lambda s=s: decisions.apply_decision(game.pk, s, picks[s], "person",
                                             idempotency_key=f"pick-{s}")
         for s in range(4)
     ])
 
-    assert all(isinstance(r, services.DecisionResult) and not r.replayed for r in results), results
+    assert all(isinstance(r, decisions.DecisionResult) and not r.replayed for r in results), results
     assert seqs(game) == [1, 2, 3, 4, 5]
     assert sorted(r.event.seat for r in results) == [0, 1, 2, 3]
     game.refresh_from_db()
-    assert game.snapshot.state == services.replay(game).to_dict()
+    assert game.snapshot.state == store.replay(game).to_dict()
 
 
 def test_retries_of_one_submission_racing_each_other_make_one_event(players, slow_load):
@@ -109,14 +110,14 @@ def test_retries_of_one_submission_racing_each_other_make_one_event(players, slo
     play_until(game, 9)
     game.refresh_from_db()
     seat = game.waiting_on[0]
-    action = services.load_state(game).auto_action(seat)
+    action = store.load_state(game).auto_action(seat)
 
     results = race([
-        lambda: services.apply_decision(game.pk, seat, action, "person", idempotency_key="same")
+        lambda: decisions.apply_decision(game.pk, seat, action, "person", idempotency_key="same")
         for _ in range(5)
     ])
 
-    assert all(isinstance(r, services.DecisionResult) for r in results), results
+    assert all(isinstance(r, decisions.DecisionResult) for r in results), results
     assert len({r.event.pk for r in results}) == 1
     assert sum(not r.replayed for r in results) == 1
     assert GameEvent.objects.filter(game=game, idempotency_key="same").count() == 1
@@ -133,13 +134,13 @@ def test_many_decisions_from_many_threads_leave_no_gaps_and_a_consistent_snapsho
             game_now = type(game).objects.select_related("snapshot").get(pk=game.pk)
             if game_now.last_seq >= stop_at or not game_now.waiting_on:
                 return done
-            state = services.load_state(game_now)
+            state = store.load_state(game_now)
             seat = game_now.waiting_on[0]
             try:
-                services.apply_decision(game.pk, seat, state.auto_action(seat), "person",
+                decisions.apply_decision(game.pk, seat, state.auto_action(seat), "person",
                                         expected_seq=game_now.last_seq)
                 done += 1
-            except (services.StaleDecision, services.IllegalDecision, services.GameNotActive):
+            except (decisions.StaleDecision, decisions.IllegalDecision, decisions.GameNotActive):
                 pass  # another thread got there first (or finished the game)
         return done
 
@@ -149,4 +150,4 @@ def test_many_decisions_from_many_threads_leave_no_gaps_and_a_consistent_snapsho
     game.refresh_from_db()
     assert seqs(game) == list(range(1, game.last_seq + 1))
     assert sum(results) == game.last_seq - 1
-    assert game.snapshot.state == services.replay(game).to_dict()
+    assert game.snapshot.state == store.replay(game).to_dict()

@@ -10,8 +10,10 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.db import connection
 
-from games import engine, notify, services, views
+from games import effects, engine, push, store
+from games.actions import decisions
 from games.models import Game, GameEvent
+from games.presenters import table
 from games.routing import websocket_urlpatterns
 from tests.conftest import make_started_game
 
@@ -27,12 +29,12 @@ def communicator(game, user, path=None):
 
 
 def state_of(game):
-    return services.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
+    return store.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
 
 
 def move(game, seat):
     action = state_of(game).legal_actions(seat)[0]
-    services.apply_decision(game.pk, seat, action, "person")
+    decisions.apply_decision(game.pk, seat, action, "person")
 
 
 def event_count(game):
@@ -97,13 +99,13 @@ def test_only_seats_with_an_open_page_are_rendered(four, monkeypatch):
     the page open (most of a turn-by-turn game) costs no rendering."""
     game = make_started_game(four, spectators=True)
     rendered = []
-    render = views.render_fragments
+    render = table.render_fragments
 
     def counting(context, request=None):
         rendered.append(context["seat"])
         return render(context, request)
 
-    monkeypatch.setattr(views, "render_fragments", counting)
+    monkeypatch.setattr(table, "render_fragments", counting)
 
     async def scenario():
         comm = communicator(game, four[1])
@@ -127,10 +129,10 @@ def test_a_socket_joins_only_its_users_seat_group_whatever_the_path_asks(four):
         layer = get_channel_layer()
         # Asked of the groups by sending to them, so that it holds on any
         # channel layer (Redis in CI), not only the in-memory one.
-        for group in (notify.seat_group(game.pk, 2), notify.public_group(game.pk)):
+        for group in (push.seat_group(game.pk, 2), push.public_group(game.pk)):
             await layer.group_send(group, {"type": "game.fragments", "seq": 99, "html": group})
         assert await comm.receive_nothing(timeout=0.3)
-        await layer.group_send(notify.seat_group(game.pk, 1),
+        await layer.group_send(push.seat_group(game.pk, 1),
                                {"type": "game.fragments", "seq": 98, "html": "own"})
         assert (await comm.receive_json_from(timeout=5))["seq"] == 98
         await comm.disconnect()
@@ -283,7 +285,7 @@ def test_logging_out_closes_the_users_open_sockets(four):
         mine, other = communicator(game, four[1]), communicator(game, four[2])
         await connected(mine)
         await connected(other)
-        await database_sync_to_async(notify.session_ended)(sender=None, request=None, user=four[1])
+        await database_sync_to_async(effects.session_ended)(sender=None, request=None, user=four[1])
         assert await mine.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
         assert await other.receive_nothing(timeout=0.3)
         await other.disconnect()
@@ -298,9 +300,9 @@ def test_the_log_out_view_tells_the_users_sockets_to_close(client, four, monkeyp
         async def group_send(self, group, message):
             sent.append((group, message))
 
-    monkeypatch.setattr(notify, "get_channel_layer", Recorder)
+    monkeypatch.setattr(push, "get_channel_layer", Recorder)
     client.force_login(four[0])
 
     client.post("/accounts/logout/")
 
-    assert sent == [(notify.user_group(four[0].pk), {"type": "session.ended"})]
+    assert sent == [(push.user_group(four[0].pk), {"type": "session.ended"})]

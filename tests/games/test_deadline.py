@@ -4,11 +4,18 @@ from datetime import timedelta
 
 import pytest
 
-from games import clock, services
+from games import store
+from games.actions import timeouts
 from games.models import EmailOutbox, Game, GameEvent
 from tests.conftest import make_started_game, make_user
 from tests.games.clock_support import (
-    at, clock_of, due_of, fresh, move_as_person, timeout_events, travel,
+    at,
+    clock_of,
+    due_of,
+    fresh,
+    move_as_person,
+    timeout_events,
+    travel,
 )
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +29,7 @@ def start(users, **options):
 
 def sweep_at(**delta):
     with travel(at(**delta)):
-        return clock.sweep()
+        return timeouts.sweep()
 
 
 @pytest.mark.parametrize("hours", [12, 24, 72])
@@ -67,7 +74,7 @@ def test_missed_deadline_bot_policy_a_bot_plays_that_one_decision(four):
     # That turn only: the seat stays the player's, with a clock for its next decision.
     assert game.stand_ins == {} and 1 not in game.bot_seats and game.timeouts == {}
     assert game.status == Game.Status.ACTIVE
-    assert services.replay(game).to_dict() == game.snapshot.state
+    assert store.replay(game).to_dict() == game.snapshot.state
     later = [s for s in game.waiting_on if s not in game.bot_seats]
     assert all(str(s) in game.clocks for s in later)
 
@@ -84,7 +91,7 @@ def test_missed_deadline_leave_policy_the_players_team_leaves(four):
     assert (event.seat, event.kind, event.actor, event.action) == (
         2, "concede", "timeout", {"type": "concede"})
     game = fresh(game)
-    over = services.load_state(game).view(None)["game_over"]
+    over = store.load_state(game).view(None)["game_over"]
     assert game.status == Game.Status.FINISHED
     assert over["winner"] == 1  # the other team (seats 1 and 3) wins at once
     assert over["ranking"] == [[1, 1], [0, 2]]
@@ -102,7 +109,7 @@ def test_missed_deadline_leave_policy_with_three_teams_the_others_play_on(ana, b
     sweep_at(hours=12)
 
     game = fresh(game)
-    view = services.load_state(game).view(None)
+    view = store.load_state(game).view(None)
     assert game.status == Game.Status.ACTIVE
     assert view["departed"] == [False, True, False, False, True, False]
     assert "1" not in game.clocks and "4" not in game.clocks

@@ -4,7 +4,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from games import notify, services
+from games import push, store
+from games.actions import decisions
 from games.models import Game, GameEvent, GameSnapshot
 from tests.conftest import make_started_game, play_one, play_until
 
@@ -20,7 +21,7 @@ def frozen(game):
 
 
 def setup_pick(game, seat):
-    state = services.load_state(game)
+    state = store.load_state(game)
     return state.legal_actions(seat)[0]
 
 
@@ -28,7 +29,7 @@ def test_a_decision_appends_the_next_event_and_updates_the_snapshot(four):
     game = make_started_game(four)
     action = setup_pick(game, 2)
 
-    result = services.apply_decision(game.pk, 2, action, "person", user=four[2],
+    result = decisions.apply_decision(game.pk, 2, action, "person", user=four[2],
                                      idempotency_key="k1")
 
     event = result.event
@@ -42,19 +43,19 @@ def test_a_decision_appends_the_next_event_and_updates_the_snapshot(four):
     assert game.last_seq == 2
     assert 2 not in game.waiting_on and game.waiting_on == [0, 1, 3]
     assert game.snapshot.seq == 2
-    expected = services.replay(game).to_dict()
+    expected = store.replay(game).to_dict()
     assert game.snapshot.state == expected
 
 
 def test_an_illegal_action_gives_the_engines_message_and_changes_nothing(four):
     game = make_started_game(four)
-    state = services.load_state(game)
+    state = store.load_state(game)
     hand = state.view(1)["hand"]
     not_held = next(c for c in ["R0", "Y0", "G0", "B0", "W", "WTP"] if c not in hand)
     before = frozen(game)
 
-    with pytest.raises(services.IllegalDecision) as refused:
-        services.apply_decision(game.pk, 1, {"type": "pass", "card": not_held}, "person")
+    with pytest.raises(decisions.IllegalDecision) as refused:
+        decisions.apply_decision(game.pk, 1, {"type": "pass", "card": not_held}, "person")
 
     assert str(refused.value)  # the engine's own words, shown to the player
     assert frozen(game) == before
@@ -80,8 +81,8 @@ def test_malformed_input_is_refused_and_changes_nothing(four, seat, action):
     game = make_started_game(four)
     before = frozen(game)
 
-    with pytest.raises(services.IllegalDecision):
-        services.apply_decision(game.pk, seat, action, "person")
+    with pytest.raises(decisions.IllegalDecision):
+        decisions.apply_decision(game.pk, seat, action, "person")
 
     assert frozen(game) == before
 
@@ -89,9 +90,9 @@ def test_malformed_input_is_refused_and_changes_nothing(four, seat, action):
 def test_a_retry_with_the_same_key_gets_the_first_result_and_no_second_move(four):
     game = make_started_game(four)
     action = setup_pick(game, 0)
-    first = services.apply_decision(game.pk, 0, action, "person", idempotency_key="retry-me")
+    first = decisions.apply_decision(game.pk, 0, action, "person", idempotency_key="retry-me")
 
-    again = services.apply_decision(game.pk, 0, action, "person", idempotency_key="retry-me")
+    again = decisions.apply_decision(game.pk, 0, action, "person", idempotency_key="retry-me")
 
     assert again.replayed
     assert again.event.pk == first.event.pk
@@ -100,11 +101,11 @@ def test_a_retry_with_the_same_key_gets_the_first_result_and_no_second_move(four
 
 def test_a_key_reused_for_another_move_is_refused(four):
     game = make_started_game(four)
-    services.apply_decision(game.pk, 0, setup_pick(game, 0), "person", idempotency_key="k")
+    decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person", idempotency_key="k")
     before = frozen(game)
 
-    with pytest.raises(services.IdempotencyConflict):
-        services.apply_decision(game.pk, 1, setup_pick(game, 1), "person", idempotency_key="k")
+    with pytest.raises(decisions.IdempotencyConflict):
+        decisions.apply_decision(game.pk, 1, setup_pick(game, 1), "person", idempotency_key="k")
     assert frozen(game) == before
 
 
@@ -114,8 +115,8 @@ def test_a_decision_computed_for_an_old_position_is_refused_as_stale(four):
     play_one(game)
     before = frozen(game)
 
-    with pytest.raises(services.StaleDecision):
-        services.apply_decision(game.pk, 3, action, "bot", expected_seq=1)
+    with pytest.raises(decisions.StaleDecision):
+        decisions.apply_decision(game.pk, 3, action, "bot", expected_seq=1)
     assert frozen(game) == before
 
 
@@ -123,8 +124,8 @@ def test_no_decision_applies_to_a_table_that_has_not_started(ana):
     from tests.conftest import make_table
 
     game = make_table(ana)
-    with pytest.raises(services.GameNotActive):
-        services.apply_decision(game.pk, 0, {"type": "draw"}, "person")
+    with pytest.raises(decisions.GameNotActive):
+        decisions.apply_decision(game.pk, 0, {"type": "draw"}, "person")
 
 
 def test_the_last_decision_finishes_the_game_and_then_nothing_applies(four):
@@ -135,9 +136,9 @@ def test_the_last_decision_finishes_the_game_and_then_nothing_applies(four):
     assert game.status == Game.Status.FINISHED
     assert game.finished_at and game.turn is None and game.waiting_on == []
     assert game.deadline_at is None
-    assert services.load_state(game).view(None)["game_over"]
-    with pytest.raises(services.GameNotActive):
-        services.apply_decision(game.pk, 0, {"type": "draw"}, "person")
+    assert store.load_state(game).view(None)["game_over"]
+    with pytest.raises(decisions.GameNotActive):
+        decisions.apply_decision(game.pk, 0, {"type": "draw"}, "person")
 
 
 def test_sequence_numbers_run_one_two_three_without_gaps(four):
@@ -176,10 +177,10 @@ def test_after_commit_a_seat_is_sent_the_new_event_and_nothing_it_may_not_see(
     game = make_started_game(four)
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(notify.seat_group(game.pk, 1), channel)
+    async_to_sync(layer.group_add)(push.seat_group(game.pk, 1), channel)
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
+        decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
 
     message = async_to_sync(layer.receive)(channel)
     assert message["seq"] == 2
@@ -189,11 +190,11 @@ def test_after_commit_a_seat_is_sent_the_new_event_and_nothing_it_may_not_see(
 def test_bots_with_a_decision_are_scheduled_after_commit(ana, django_capture_on_commit_callbacks):
     game = make_started_game([ana], players=4)
 
-    with mock.patch("games.tasks.play_bot.delay") as delay:
+    with mock.patch("games.tasks.play_bot.apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
-            services.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
+            decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
 
-    assert sorted(call.args for call in delay.call_args_list) == [
+    assert sorted(call.args[0] for call in send.call_args_list) == [
         (game.pk, 1, 2), (game.pk, 2, 2), (game.pk, 3, 2)]
 
 
@@ -203,7 +204,7 @@ def test_nothing_is_scheduled_or_sent_when_the_decision_is_refused(
     game = make_started_game(four)
 
     with django_capture_on_commit_callbacks() as callbacks:
-        with pytest.raises(services.IllegalDecision):
-            services.apply_decision(game.pk, 0, {"type": "draw"}, "person")
+        with pytest.raises(decisions.IllegalDecision):
+            decisions.apply_decision(game.pk, 0, {"type": "draw"}, "person")
 
     assert callbacks == []

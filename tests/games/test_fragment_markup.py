@@ -1,4 +1,4 @@
-"""The seat plates and the hand's buttons are built in Python (games.views.players_html,
+"""The seat plates and the hand's buttons are built in Python (games.presenters.table.players_html,
 hand_html) because the template's loops were most of a push's rendering (docs/load.md).
 They must give exactly the markup those loops gave: the page's script, the load tool and
 the browser tests read it. The loops are kept here, as they were in templates/games/table.html,
@@ -10,8 +10,9 @@ Seeds are given, so that these tests leave conftest's seed sequence to the tests
 import pytest
 from django.template import Context, Template
 
-from games import services, store, views
+from games import store
 from games.models import Game
+from games.presenters import table
 from tests.conftest import make_started_game, play_one
 
 pytestmark = pytest.mark.django_db
@@ -53,10 +54,10 @@ def test_python_markup_is_exactly_what_the_template_loops_gave(four, ana, seed):
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             break
-        state = services.load_state(game)
+        state = store.load_state(game)
         seats = store.table_seats(game.pk)
         for seat in [None, 0, 1, 2, 3]:
-            context = views.table_context(game, seat, state=state, seats=seats)
+            context = table.table_context(game, seat, state=state, seats=seats)
             expected = TEMPLATE_LOOPS.render(Context(context))
             assert f"{context['players_html']}|{context['hand_html']}" == expected
             seen.add(context["mode"])

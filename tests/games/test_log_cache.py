@@ -1,4 +1,4 @@
-"""The move log's cache (games/views.py, `_row_log`): each row's lines for one seat are
+"""The move log's cache (games/table.py, `_row_log`): each row's lines for one seat are
 described once per process, and a cached line never reaches another seat or another row.
 
 PostgreSQL only: there a push reads each row's stored JSON text, which is the cache's key.
@@ -7,7 +7,8 @@ Seeds are given, so that these tests leave conftest's seed sequence to the tests
 
 import pytest
 
-from games import services, store, views
+from games import store
+from games.presenters import describe, table
 from games.store import EventRow
 from tests.conftest import make_started_game, play_one, play_until
 
@@ -16,14 +17,14 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("require_postgres")
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    views._LOG_CACHE.clear()
+    describe._LOG_CACHE.clear()
     yield
-    views._LOG_CACHE.clear()
+    describe._LOG_CACHE.clear()
 
 
 def log_of(game, seat):
     game.refresh_from_db()
-    return views.table_context(game, seat)["log_html"]
+    return table.table_context(game, seat)["log_html"]
 
 
 def test_every_seat_gets_what_describing_its_own_rows_gives_whatever_was_cached_first(four):
@@ -31,18 +32,18 @@ def test_every_seat_gets_what_describing_its_own_rows_gives_whatever_was_cached_
     play_until(game, 14)
     cold = {}
     for seat in (0, 1, 2, 3, None):
-        views._LOG_CACHE.clear()
+        describe._LOG_CACHE.clear()
         cold[seat] = log_of(game, seat)
     # Each seat's private line "You were dealt ..." is in its own log only.
     dealt = {seat: cold[seat].split("You were dealt ")[1].split("</li>")[0] for seat in range(4)}
     assert len(set(dealt.values())) == 4
     assert not any(dealt[0] in cold[seat] for seat in (1, 2, 3, None))
-    views._LOG_CACHE.clear()
+    describe._LOG_CACHE.clear()
     for seat in (0, 1, 2, 3, None, 3, 2, 1, 0):
         assert log_of(game, seat) == cold[seat], seat
     # What the cache holds for a seat is that seat's own lines.
-    for (raw, seq, seat, _names, _half), lines in views._LOG_CACHE.items():
-        expected = views._describe_row(EventRow(seq, raw=raw).events, seq, seat,
+    for (raw, seq, seat, _names, _half), lines in describe._LOG_CACHE.items():
+        expected = describe._describe_row(EventRow(seq, raw=raw).events, seq, seat,
                                        dict(_names), _half)
         assert lines == expected
 
@@ -51,8 +52,8 @@ def test_a_later_push_describes_only_the_rows_it_has_not_described(four, monkeyp
     game = make_started_game(four, seed=5)
     play_until(game, 10)
     described = []
-    real = views.describe
-    monkeypatch.setattr(views, "describe",
+    real = describe.describe
+    monkeypatch.setattr(describe, "describe",
                         lambda event, seat, *a: described.append(event) or real(event, seat, *a))
     log_of(game, 1)
     first = len(described)
@@ -70,7 +71,7 @@ def test_two_rows_with_the_same_text_keep_their_own_numbers(four):
     game = make_started_game(four, seed=5)
     names = {s: f"P{s}" for s in range(4)}
     raw = '[{"type": "draw", "seat": 2, "count": 1, "visible_to": null}]'
-    lines = [views._row_log(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 2)
+    lines = [describe.row_lines(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 2)
              for seq in (7, 9)]
     assert lines[0][0][1] == '<li data-seq="7">P2 drew a card.</li>'
     assert lines[1][0][1] == '<li data-seq="9">P2 drew a card.</li>'
@@ -88,12 +89,12 @@ def test_a_renamed_player_is_described_afresh(four):
 
 
 def test_the_cache_stays_within_its_size(four, monkeypatch):
-    monkeypatch.setattr(views, "LOG_CACHE_SIZE", 20)
+    monkeypatch.setattr(describe, "LOG_CACHE_SIZE", 20)
     game = make_started_game(four, seed=5)
     play_until(game, 30)
     for seat in (0, 1, 2, 3):
         log_of(game, seat)
-        assert len(views._LOG_CACHE) <= 20
-    assert log_of(game, 2) == views.table_context(game, 2)["log_html"]
-    state = services.load_state(game)
+        assert len(describe._LOG_CACHE) <= 20
+    assert log_of(game, 2) == table.table_context(game, 2)["log_html"]
+    state = store.load_state(game)
     assert state  # the game is still loadable: the cache holds markup only

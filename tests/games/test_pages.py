@@ -4,7 +4,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import engine, services
+from games import engine, store
 from games.models import GameEvent
 from tests.conftest import make_started_game, play_until
 
@@ -29,7 +29,7 @@ def card_codes_in(value):
 
 def hidden_codes(game, seat):
     """Codes held by other seats that this seat has no way to know of."""
-    state = services.load_state(game)
+    state = store.load_state(game)
     view = state.view(seat)
     known = set(view.get("hand", [])) | set(view["discard"])
     for row in GameEvent.objects.filter(game=game):
@@ -63,7 +63,7 @@ def test_a_page_never_shows_a_card_its_seat_may_not_see(client, four, moves, see
         html = page_for(client, user, game).content.decode()
         secret = hidden_codes(game, seat)
         if not secret:  # only once the result has revealed every hand
-            assert services.load_state(game).view(seat)["round_over"]
+            assert store.load_state(game).view(seat)["round_over"]
             continue
         leaked = [code for code in secret if shows_card(html, code)]
         assert leaked == [], f"seat {seat} sees {leaked}"
@@ -71,7 +71,7 @@ def test_a_page_never_shows_a_card_its_seat_may_not_see(client, four, moves, see
 
 def test_a_player_sees_their_own_hand_by_name(client, four):
     game = make_started_game(four)
-    hand = services.load_state(game).view(2)["hand"]
+    hand = store.load_state(game).view(2)["hand"]
 
     html = page_for(client, four[2], game).content.decode()
 
@@ -81,7 +81,7 @@ def test_a_player_sees_their_own_hand_by_name(client, four):
 
 def test_a_player_posts_a_legal_move(client, four):
     game = make_started_game(four)
-    action = services.load_state(game).legal_actions(1)[0]
+    action = store.load_state(game).legal_actions(1)[0]
     client.force_login(four[1])
 
     response = client.post(reverse("games:act", args=[game.pk]),
@@ -94,7 +94,7 @@ def test_a_player_posts_a_legal_move(client, four):
 
 def test_a_double_submitted_form_moves_once(client, four):
     game = make_started_game(four)
-    action = services.load_state(game).legal_actions(1)[0]
+    action = store.load_state(game).legal_actions(1)[0]
     client.force_login(four[1])
 
     for _ in range(2):

@@ -3,7 +3,8 @@ player returns; coming back hands the seat straight back."""
 
 import pytest
 
-from games import clock, presence, tasks
+from games import effects, tasks
+from games.actions import presence, timeouts
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game
 from tests.games.clock_support import at, fresh, move_as_person, timeout_events, travel
@@ -15,7 +16,8 @@ pytestmark = pytest.mark.django_db
 def queued_bots(monkeypatch):
     queued = []
     monkeypatch.setattr(tasks.play_bot, "delay", lambda *args: queued.append(args))
-    monkeypatch.setattr(tasks.play_bot, "delay_on_commit", lambda *args: queued.append(args))
+    monkeypatch.setattr(effects, "task_on_commit", lambda name, *args, **options: (
+        queued.append(args) if name == "games.tasks.play_bot" else None))
     return queued
 
 
@@ -57,7 +59,7 @@ def away_until_the_hold_ends(game, seat):
 
 def sweep_at(seconds):
     with travel(at(seconds)):
-        return clock.sweep()
+        return timeouts.sweep()
 
 
 def test_a_dropped_seat_is_held_for_two_minutes(four):

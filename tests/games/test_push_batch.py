@@ -1,14 +1,14 @@
-"""A move's pushes go to Redis in one batch (games.notify._group_send_batch, docs/load.md):
+"""A move's pushes go to Redis in one batch (games.push.redis_batch.group_send_batch, docs/load.md):
 each seat's group must still receive exactly its own rendering, and nothing else."""
 
 import asyncio
 import uuid
 
 import pytest
-from config.channel_layer import ChannelLayer as RedisChannelLayer  # the site's layer
 from django.conf import settings
 
-from games import notify
+from config.channel_layer import ChannelLayer as RedisChannelLayer  # the site's layer
+from games import push
 
 pytestmark = pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (a real Redis)")
 
@@ -42,7 +42,7 @@ def test_each_group_gets_only_its_own_message():
             await layer.group_add(group, channel)
         pushes = [(f"g-seat-{n}", {"type": "game.fragments", "seq": 7, "html": f"seat {n}"})
                   for n in range(4)]  # seat 3's group has nobody: nothing to send there
-        await notify._send_all(layer, pushes)
+        await push._send_all(layer, pushes)
         got = {
             "seat0": await _receive(layer, seat0),
             "seat1": await _receive(layer, seat1),
@@ -56,7 +56,7 @@ def test_each_group_gets_only_its_own_message():
         # Capacity still holds per channel: 2 waiting, the third push to seat 0 is dropped
         # as channels-redis's own group_send would drop it.
         for seq in (8, 9, 10):
-            await notify._send_all(layer, [("g-seat-0", {"type": "game.fragments", "seq": seq,
+            await push._send_all(layer, [("g-seat-0", {"type": "game.fragments", "seq": seq,
                                                          "html": ""})])
         assert [(await _receive(layer, seat0))["seq"] for _ in range(2)] == [8, 9]
         await _nothing_for(layer, seat0)

@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import services
+from games import store
+from games.actions import decisions
 from tests.conftest import make_started_game, play_until
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ QUERIES_PER_DECISION = 5 if connection.vendor == "postgresql" else 7
 
 def next_decision(game):
     game.refresh_from_db()
-    state = services.load_state(game)
+    state = store.load_state(game)
     seat = game.waiting_on[0]
     return seat, state.auto_action(seat)
 
@@ -34,11 +35,11 @@ def test_a_decision_costs_the_same_queries_early_and_late_in_a_long_game(
         play_until(game, move)
         seat, action = next_decision(game)
         with CaptureQueriesContext(connection) as queries:
-            services.apply_decision(game.pk, seat, action, "person",
+            decisions.apply_decision(game.pk, seat, action, "person",
                                     idempotency_key=uuid.uuid4().hex)
         counts[move] = len(queries)
 
     assert counts[3] == counts[60] == counts[400] == QUERIES_PER_DECISION, counts
     seat, action = next_decision(game)
     with django_assert_num_queries(QUERIES_PER_DECISION):
-        services.apply_decision(game.pk, seat, action, "person", idempotency_key="last")
+        decisions.apply_decision(game.pk, seat, action, "person", idempotency_key="last")

@@ -8,7 +8,7 @@ import time
 import pytest
 from django.core import mail
 
-from games import clock, emails
+from games.actions import outbox, timeouts
 from games.models import EmailOutbox, Game
 from tests.conftest import make_started_game, race
 from tests.games.clock_support import at, fresh, move_as_person, travel
@@ -46,7 +46,7 @@ def test_the_half_time_reminder_goes_out_once_across_repeated_sweeps(
 
     for minutes in (0, 0, 1, 30, 60 * 11):
         with travel(at(hours=12, minutes=minutes)), django_capture_on_commit_callbacks(execute=True):
-            clock.sweep()
+            timeouts.sweep()
 
     (message,) = reminders()
     assert message.to == ["bo@example.com"]
@@ -67,7 +67,7 @@ def test_no_reminder_for_a_decision_made_before_half_time(four, django_capture_o
     EmailOutbox.objects.filter(game=game).update(sent_at=at(0))
 
     with travel(at(hours=12)), django_capture_on_commit_callbacks(execute=True):
-        clock.sweep()
+        timeouts.sweep()
 
     assert reminders() == []
     assert not EmailOutbox.objects.filter(game=game, kind="reminder").exists()
@@ -80,7 +80,7 @@ def test_a_player_who_turned_reminders_off_gets_none(four, django_capture_on_com
     game = start(four)
 
     with travel(at(hours=12)), django_capture_on_commit_callbacks(execute=True):
-        clock.sweep()
+        timeouts.sweep()
 
     assert sorted(m.to[0] for m in reminders()) == [
         "ana@example.com", "cy@example.com", "di@example.com"]
@@ -95,8 +95,8 @@ def test_your_turn_email_when_a_decision_becomes_yours(four):
         game = make_started_game(four, pace=Game.Pace.TURN_BASED, turn_hours=12)
 
     with travel(at(1)):
-        assert emails.deliver_outbox(game_id=game.pk) == 3
-        assert emails.deliver_outbox(game_id=game.pk) == 0
+        assert outbox.deliver_outbox(game_id=game.pk) == 3
+        assert outbox.deliver_outbox(game_id=game.pk) == 0
 
     turn = [m for m in mail.outbox if m.subject.startswith("Your turn")]
     assert sorted(m.to[0] for m in turn) == ["ana@example.com", "bo@example.com", "cy@example.com"]
@@ -111,7 +111,7 @@ def test_a_your_turn_email_for_a_decision_already_made_is_not_sent(four):
     with travel(at(5)):
         move_as_person(game, 2)
 
-    emails.deliver_outbox(game_id=game.pk)
+    outbox.deliver_outbox(game_id=game.pk)
 
     assert sorted(m.to[0] for m in mail.outbox) == [
         "ana@example.com", "bo@example.com", "di@example.com"]
@@ -145,7 +145,7 @@ def test_the_reminder_goes_through_a_real_smtp_server(four, settings, django_cap
                 move_as_person(game, seat)
 
         with travel(at(hours=36)), django_capture_on_commit_callbacks(execute=True):
-            clock.sweep()
+            timeouts.sweep()
     finally:
         controller.stop()
 
@@ -164,15 +164,15 @@ def test_the_reminder_goes_through_a_real_smtp_server(four, settings, django_cap
 @pytest.mark.usefixtures("require_postgres")
 def test_concurrent_sweeps_send_the_reminder_exactly_once(four, monkeypatch):
     game = start(four)
-    real_handle = clock.handle
+    real_handle = timeouts.handle
 
     def slow_handle(game, now):
         time.sleep(0.3)  # every sweep has surely queried before the first one commits
         return real_handle(game, now)
 
-    monkeypatch.setattr(clock, "handle", slow_handle)
+    monkeypatch.setattr(timeouts, "handle", slow_handle)
     with travel(at(hours=12, seconds=1)):
-        results = race([clock.sweep for _ in range(4)])
+        results = race([timeouts.sweep for _ in range(4)])
 
     assert sorted(results) == [0, 0, 0, 1], results  # one sweep got the game, three skipped it
     rows = EmailOutbox.objects.filter(game=game, kind="reminder")
@@ -186,15 +186,15 @@ def test_concurrent_sweeps_send_the_reminder_exactly_once(four, monkeypatch):
 def test_concurrent_senders_send_each_outbox_row_once(four, monkeypatch):
     game = start(four)
     EmailOutbox.objects.filter(game=game).update(sent_at=None)
-    real_send = emails.SENDERS["turn"]
+    real_send = outbox.SENDERS["turn"]
 
     def slow_send(*args):
         time.sleep(0.2)  # the other senders reach the row while this one sends it
         return real_send(*args)
 
-    monkeypatch.setitem(emails.SENDERS, "turn", slow_send)
+    monkeypatch.setitem(outbox.SENDERS, "turn", slow_send)
     with travel(at(10)):
-        results = race([lambda: emails.deliver_outbox(game_id=game.pk) for _ in range(4)])
+        results = race([lambda: outbox.deliver_outbox(game_id=game.pk) for _ in range(4)])
 
     assert sum(results) == 4, results
     assert sorted(m.to[0] for m in mail.outbox) == [f"{u.username}@example.com" for u in four]

@@ -1,6 +1,6 @@
 import pytest
 
-from games import engine, services
+from games import engine, store
 from games.models import GameEvent, GameSnapshot
 from tests.conftest import make_started_game, play_until
 
@@ -24,7 +24,7 @@ def test_the_snapshot_equals_replaying_every_event_from_the_seed(four, ed, optio
     game.refresh_from_db()
     snapshot = GameSnapshot.objects.get(game=game)
     assert snapshot.seq == game.last_seq
-    assert services.replay(game).to_dict() == snapshot.state
+    assert store.replay(game).to_dict() == snapshot.state
 
 
 def test_replay_reproduces_every_stored_event(four):
@@ -44,7 +44,7 @@ def test_loading_from_an_older_snapshot_applies_only_the_later_events(four):
     game = make_started_game(four)
     play_until(game, 30)
     game.refresh_from_db()
-    current = services.load_state(game).to_dict()
+    current = store.load_state(game).to_dict()
 
     # Roll the snapshot back to event 20, as if it were only written now and then.
     old = engine.Game.new(game.engine_options(), game.seed)
@@ -54,4 +54,4 @@ def test_loading_from_an_older_snapshot_applies_only_the_later_events(four):
     GameSnapshot.objects.filter(game=game).update(seq=20, state=old.to_dict())
     game = type(game).objects.select_related("snapshot").get(pk=game.pk)
 
-    assert services.load_state(game).to_dict() == current
+    assert store.load_state(game).to_dict() == current

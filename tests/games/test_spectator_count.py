@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.urls import reverse
 
-from games import spectators
+from games.store import spectators
 from tests.conftest import make_started_game, make_user
 from tests.games.test_consumers import communicator, connected
 

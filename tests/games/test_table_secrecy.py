@@ -14,7 +14,9 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from games import botplay, engine, notify, services
+from games import engine, push, store
+from games.actions import decisions
+from games.bots import play as botplay
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game
@@ -89,7 +91,7 @@ class Knowable:
             for seat in self.seats:
                 self.shown[seat] |= codes_in(engine.events_for(row.events, seat))
             self.upto = row.seq
-        self.state = services.load_state(self.game)
+        self.state = store.load_state(self.game)
 
     def __call__(self, seat):
         return self.shown[seat] | codes_in(self.state.view(seat))
@@ -104,7 +106,7 @@ class Recorder:
 
 
 def seat_of_group(game, group):
-    if group == notify.public_group(game.pk):
+    if group == push.public_group(game.pk):
         return None
     return int(group.rsplit("-", 1)[1])
 
@@ -121,7 +123,7 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
     users = [make_user(f"p{i}", display_name=f"P{i}") for i in range(players)]
     watcher = make_user("watcher")
     recorder = Recorder()
-    monkeypatch.setattr(notify, "get_channel_layer", lambda: recorder)
+    monkeypatch.setattr(push, "get_channel_layer", lambda: recorder)
     game = make_started_game(users, seed=seed, players=players, spectators=True)
     checked_pages = checked_pushes = 0
     leaks = []
@@ -143,7 +145,7 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             break
-        state = services.load_state(game)
+        state = store.load_state(game)
         seat = game.waiting_on[0]
         action = botplay.choose_action(
             state, seat, levels[seat % 2], seed=seed * 1000 + step,
@@ -151,14 +153,14 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         )
         recorder.sent.clear()
         with django_capture_on_commit_callbacks(execute=True):
-            services.apply_decision(game.pk, seat, action, "person", idempotency_key=f"s{step}")
+            decisions.apply_decision(game.pk, seat, action, "person", idempotency_key=f"s{step}")
         game.refresh_from_db()
         known_by.clear()
         knowable.refresh()
         groups = {group for group, _ in recorder.sent}
         # Every seat of a person and the spectators heard of it, each in its own group.
-        assert groups == {notify.seat_group(game.pk, s) for s in range(players)} | {
-            notify.public_group(game.pk)}
+        assert groups == {push.seat_group(game.pk, s) for s in range(players)} | {
+            push.public_group(game.pk)}
         for group, message in recorder.sent:
             check(seat_of_group(game, group), message["html"], f"push {message['seq']} to {group}")
             checked_pushes += 1

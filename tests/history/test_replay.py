@@ -6,8 +6,10 @@ import json
 import pytest
 from django.urls import reverse
 
-from games import engine, moderation, replay
+from games import engine
+from games.actions import moderation
 from games.models import Game
+from games.presenters import replay
 from tests.conftest import make_started_game, make_user, play_until
 from tests.history.helpers import make_finished_game, rows
 

@@ -18,7 +18,8 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from config.celery import app as celery_app
-from games import clock, services
+from games import store
+from games.actions import clock
 from games.models import Game, GameEvent, GameSnapshot
 from tests.conftest import make_started_game, make_user
 
@@ -121,7 +122,7 @@ def _the_time_out_fires_on_its_own(logs, slack):
     # so that no move lands between the two reads.
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
-        assert services.replay(game).to_dict() == GameSnapshot.objects.get(game=game).state
+        assert store.replay(game).to_dict() == GameSnapshot.objects.get(game=game).state
 
 
 def test_a_real_time_time_out_fires_within_a_second_of_its_due_time(worker_and_beat):
@@ -131,6 +132,6 @@ def test_a_real_time_time_out_fires_within_a_second_of_its_due_time(worker_and_b
 def test_the_beat_sweep_alone_fires_a_time_out_whose_countdown_was_lost(
     worker_and_beat, monkeypatch
 ):
-    monkeypatch.setattr(clock, "_send_countdown", lambda *args: None)
+    monkeypatch.setattr(clock, "_schedule_countdown", lambda *args: None)
     # One beat period (1 s) plus the sweep's own work.
     _the_time_out_fires_on_its_own(worker_and_beat, slack=timedelta(seconds=2))

@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import AccountAudit, User
-from games import moderation, services
+from games import store
+from games.actions import decisions, moderation
 from games.models import Game, GameEvent, Seat
 from lobby.models import Report
 from tests.conftest import PASSWORD, make_started_game, make_table, play_until
@@ -43,7 +44,7 @@ def assert_moderator_event(event, mod, what, reason, seat=None):
 def test_aborting_a_running_table_ends_it_with_no_result_and_records_why(four, mod):
     game = make_started_game(four)
     play_until(game, 12)
-    before = services.load_state(Game.objects.get(pk=game.pk)).to_dict()
+    before = store.load_state(Game.objects.get(pk=game.pk)).to_dict()
 
     moderation.abort_table(game.pk, mod, "players colluding")
 
@@ -52,9 +53,9 @@ def test_aborting_a_running_table_ends_it_with_no_result_and_records_why(four, m
     assert (game.deadline_at, game.bot_due_at, game.waiting_on) == (None, None, [])
     assert_moderator_event(last_event(game), mod, "abort", "players colluding")
     assert game.last_seq == 13 and game.snapshot.seq == 13
-    assert services.load_state(game).to_dict() == before == services.replay(game).to_dict()
-    with pytest.raises(services.GameNotActive):
-        services.apply_decision(game.pk, 0, {"type": "concede"}, "person")
+    assert store.load_state(game).to_dict() == before == store.replay(game).to_dict()
+    with pytest.raises(decisions.GameNotActive):
+        decisions.apply_decision(game.pk, 0, {"type": "concede"}, "person")
 
 
 def test_a_moderator_action_needs_a_reason(four, mod):
@@ -90,7 +91,7 @@ def test_replacing_a_player_by_a_bot_hands_the_seat_on_and_the_game_goes_on(
     assert event.events[0]["player"] == "Bo"
     # Seat 1 has a setup pass to make: its bot is scheduled after commit.
     assert callbacks, "the bot's move and the notification run after commit"
-    assert services.replay(game).to_dict() == game.snapshot.state
+    assert store.replay(game).to_dict() == game.snapshot.state
 
 
 def test_removing_a_user_from_an_open_table_empties_the_seat(ana, bo, mod):
@@ -194,9 +195,9 @@ def test_a_restricted_user_cannot_act_even_through_the_service(four, mod):
     # before (as an open socket does): the write door reads the account afresh.
     User.objects.filter(pk=ana.pk).update(suspended_until=timezone.now() + timedelta(days=1))
     assert not ana.is_restricted
-    state = services.load_state(Game.objects.get(pk=game.pk))
-    with pytest.raises(services.DecisionRefused):
-        services.apply_decision(game.pk, 0, state.auto_action(0), "person", user=ana)
+    state = store.load_state(Game.objects.get(pk=game.pk))
+    with pytest.raises(decisions.DecisionRefused):
+        decisions.apply_decision(game.pk, 0, state.auto_action(0), "person", user=ana)
     assert Game.objects.get(pk=game.pk).last_seq == 1
 
 

@@ -163,7 +163,7 @@ def test_a_finished_games_log_and_seed_are_shown_without_a_reveal(client, four, 
 
 
 def test_an_aborted_games_private_log_still_needs_a_reveal(client, four, mod):
-    from games import moderation
+    from games.actions import moderation
 
     game = make_started_game(four)
     moderation.abort_table(game.pk, make_user("boss", is_staff=True), "duplicate")

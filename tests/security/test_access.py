@@ -18,7 +18,7 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
-from games import emails
+from games.actions import outbox
 from games.models import EmailOutbox, Game, GameEvent
 from games.routing import websocket_urlpatterns
 from lobby import services as lobby
@@ -136,7 +136,7 @@ def test_no_email_carries_a_card():
         "password1": PASSWORD, "password2": PASSWORD})
     for _ in range(20):
         play_one(game)
-        emails.deliver_outbox(game_id=game.pk)
+        outbox.deliver_outbox(game_id=game.pk)
     kinds = {m.subject.split(" ")[0] for m in mail.outbox}
     assert EmailOutbox.objects.filter(game=game, sent_at__isnull=False).exists()
     assert len(mail.outbox) >= 5 and len(kinds) >= 3, kinds

@@ -24,12 +24,21 @@ import urllib.parse
 import pytest
 from django.http import QueryDict
 from django.urls import reverse
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from games import views as game_views
+from games.actions import moves
 from games.models import Seat
-from tests.security.world import (STAGES, build_world, fingerprint, giver, is_login_redirect,
-                                  readable, routes)
+from games.views import table as table_views
+from tests.security.world import (
+    STAGES,
+    build_world,
+    fingerprint,
+    giver,
+    is_login_redirect,
+    readable,
+    routes,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -294,7 +303,7 @@ def act(w, draw):
         seat, action = own
         user = w.players[seat]
         action.update(draw(st.dictionaries(
-            st.text(min_size=1, max_size=10).filter(lambda k: k not in game_views.ACTION_KEYS),
+            st.text(min_size=1, max_size=10).filter(lambda k: k not in moves.ACTION_KEYS),
             junk, min_size=1, max_size=2)))
         data = {"action": json.dumps(action), "key": draw(st.text(min_size=1, max_size=40))}
     elif kind in ("junk", "own-move-with-junk"):  # the latter at a finished game
@@ -310,7 +319,7 @@ def act(w, draw):
             action.update({k: v for k, v in extra.items() if k != "type"})
         data = {"action": json.dumps(action), "seat": other, "key": draw(junk)}
     if seat is not None and own is None:
-        parsed = game_views._parse_action(QueryDict(urllib.parse.urlencode(
+        parsed = table_views._parse_action(QueryDict(urllib.parse.urlencode(
             {k: v for k, v in data.items()}, doseq=True)))
         # Never a move this seat may make: those would be accepted, rightly.
         assume(parsed is None or (parsed not in state.legal_actions(seat)

@@ -15,9 +15,11 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from games import consumers, views as game_views
+from games import consumers
+from games.actions import moves
 from games.routing import websocket_urlpatterns
 from tests.security.world import STAGES, build_world, fingerprint, giver
 
@@ -63,7 +65,7 @@ def frames(world, game, draw):
             seat, action = own
             action.update(draw(st.dictionaries(
                 st.text(min_size=1, max_size=10).filter(
-                    lambda k: k not in game_views.ACTION_KEYS), junk, min_size=1, max_size=2)))
+                    lambda k: k not in moves.ACTION_KEYS), junk, min_size=1, max_size=2)))
             out.append(("json", {"type": "act", "key": draw(good_keys), "action": action,
                                  "own": seat}, "error"))
         elif shape == "sync":
@@ -167,7 +169,7 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples, stage
         seat = world.seat_of(user, game)
         for kind, payload, _ in sent:
             if kind == "json" and payload.get("type") == "act":
-                action = game_views.clean_action(payload.get("action"))
+                action = moves.clean_action(payload.get("action"))
                 assume(action is None or (action not in state.legal_actions(seat)
                                           and action.get("type") not in ("concede", "give")))
         comm = WebsocketCommunicator(application, f"/ws/games/{game.pk}/")
@@ -229,5 +231,5 @@ def test_a_frame_nested_thousands_deep_gets_an_error_frame_and_the_socket_stays_
 def test_the_size_limit_is_above_any_real_move():
     # The longest real message: a give of a whole hand with a 40-character key.
     move = {"type": "act", "key": "k" * 40,
-            "action": {"type": "give", "cards": ["WTD4"] * game_views.MAX_GIVE}}
+            "action": {"type": "give", "cards": ["WTD4"] * moves.MAX_GIVE}}
     assert len(json.dumps(move)) < consumers.MAX_MESSAGE

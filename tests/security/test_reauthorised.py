@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.asgi import application
-from games import moderation, notify, services
+from games import effects, store
+from games.actions import decisions, moderation
 from games.models import Game, GameEvent, Seat
 from tests.conftest import PASSWORD, make_started_game, make_user
 
@@ -55,7 +56,7 @@ async def closed_with(comm):
 
 
 def state_of(game):
-    return services.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
+    return store.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
 
 
 def events(game):
@@ -77,8 +78,8 @@ def test_the_door_refuses_a_move_by_a_user_a_moderator_removed(four, mod):
     moderation.remove_user(game.pk, ana, mod, "abusive chat")
     before = events(game)
 
-    with pytest.raises(services.SeatLost, match="no longer yours"):
-        services.apply_decision(game.pk, 0, pick, GameEvent.Actor.PERSON, user=ana,
+    with pytest.raises(decisions.SeatLost, match="no longer yours"):
+        decisions.apply_decision(game.pk, 0, pick, GameEvent.Actor.PERSON, user=ana,
                                 idempotency_key="after-removal")
 
     assert events(game) == before
@@ -91,8 +92,8 @@ def test_the_door_refuses_a_banned_account_read_afresh_not_the_callers_copy(four
     User.objects.filter(pk=ana.pk).update(banned_at=timezone.now())
     before = events(game)
 
-    with pytest.raises(services.SeatLost, match="may not play"):
-        services.apply_decision(game.pk, 0, state_of(game).legal_actions(0)[0],
+    with pytest.raises(decisions.SeatLost, match="may not play"):
+        decisions.apply_decision(game.pk, 0, state_of(game).legal_actions(0)[0],
                                 GameEvent.Actor.PERSON, user=ana)
 
     assert events(game) == before
@@ -100,8 +101,8 @@ def test_the_door_refuses_a_banned_account_read_afresh_not_the_callers_copy(four
 
 def test_the_door_refuses_a_user_acting_for_another_seat(four):
     game = make_started_game(four)
-    with pytest.raises(services.SeatLost):
-        services.apply_decision(game.pk, 1, state_of(game).legal_actions(1)[0],
+    with pytest.raises(decisions.SeatLost):
+        decisions.apply_decision(game.pk, 1, state_of(game).legal_actions(1)[0],
                                 GameEvent.Actor.PERSON, user=four[0])
     assert len(events(game)) == 1
 
@@ -133,7 +134,7 @@ def test_a_seat_a_bot_holds_while_its_person_is_away_is_still_theirs(four):
         stand_ins={"0": {"reason": "away", "since": "2026-12-01T10:00:00+00:00"}},
         bot_seats=[0],
     )
-    services.apply_decision(game.pk, 0, state_of(game).legal_actions(0)[0],
+    decisions.apply_decision(game.pk, 0, state_of(game).legal_actions(0)[0],
                             GameEvent.Actor.PERSON, user=four[0])
     assert len(events(game)) == 2
 
@@ -162,7 +163,7 @@ def test_a_socket_that_missed_the_push_is_refused_at_its_next_move_and_closed(
     ana = four[0]
     pick = state_of(game).legal_actions(0)[0]
     # The push to the user's sockets is lost (a Redis blip): the door still refuses.
-    monkeypatch.setattr(notify, "access_changed", lambda user_id: None)
+    monkeypatch.setattr(effects, "access_changed", lambda user_id: None)
 
     async def scenario():
         comm = socket(game, await _client(ana))

@@ -11,7 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from config.asgi import application
-from games import moderation, services
+from games import store
+from games.actions import moderation
 from games.models import GameEvent
 from tests.security.world import build_world, fingerprint, routes
 
@@ -72,7 +73,7 @@ def test_with_the_token_a_post_goes_through_as_a_field_or_as_htmx_sends_it():
     token = re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', page).group(1)
     assert re.search(r'name="csrfmiddlewaretoken" value="[^"]+"', page)
     act = reverse("games:act", args=[world.game.pk])
-    move = services.load_state(world.game).legal_actions(turn)[0]
+    move = store.load_state(world.game).legal_actions(turn)[0]
 
     response = client.post(act, {"action": json.dumps(move), "key": "a"},
                            headers={"X-CSRFToken": token, "HX-Request": "true"})

@@ -21,7 +21,8 @@ from django.test import Client
 from django.urls import URLResolver, get_resolver
 
 from accounts.models import AccountAudit, User
-from games import services
+from games import store
+from games.actions import decisions
 from games.models import EmailOutbox, Game, GameEvent, GameSnapshot, Seat
 from lobby import services as lobby
 from lobby.models import Report
@@ -61,7 +62,7 @@ class World:
 
     def state(self, game=None):
         game = game or self.game
-        return services.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
+        return store.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
 
     def seat_of(self, user, game=None):
         game = game or self.game
@@ -108,7 +109,7 @@ def build_world(stage="play"):
         world.games["give"] = give
     if stage == "finished":
         over = make_started_game(world.players)
-        services.apply_decision(over.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON, user=bo)
+        decisions.apply_decision(over.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON, user=bo)
         over.refresh_from_db()
         assert over.status == Game.Status.FINISHED
         world.games["finished"] = over

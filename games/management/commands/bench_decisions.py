@@ -9,7 +9,7 @@ three, each with its wall time (perf_counter) and this process's CPU time (proce
   (clock._send_countdown, a Celery apply_async), now sent only when the game's pending one
   would not fire in time (docs/clocks.md), so mostly 0. It is paid by the same call, after the
   commit; it is reported apart, not hidden: "call" is core + countdown + notify.
-- "notify": the after-commit push to the table's sockets (notify.game_changed), as if every
+- "notify": the after-commit push to the table's sockets (effects.game_changed), as if every
   seat had its page open: each seat group gets a listening channel of this command's (a push
   renders only the groups somebody listens to); nobody reads it, and what it was sent
   expires with the channel layer's message expiry (60 s on Redis) or with this process.
@@ -38,7 +38,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games import clock, notify, services
+from games import effects, push, store
+from games.actions import clock, decisions
 from games.models import Game
 from lobby import services as lobby
 
@@ -73,8 +74,8 @@ class Command(BaseCommand):
         if layer is not None:
             for n in range(4):
                 channel = async_to_sync(layer.new_channel)()
-                async_to_sync(layer.group_add)(notify.seat_group(game.pk, n), channel)
-                listening.append((notify.seat_group(game.pk, n), channel))
+                async_to_sync(layer.group_add)(push.seat_group(game.pk, n), channel)
+                listening.append((push.seat_group(game.pk, n), channel))
 
         # Each after-commit side effect is wrapped to time it (wall and CPU) and count
         # its statements. services and clock bind the function when the callback is
@@ -94,8 +95,8 @@ class Command(BaseCommand):
                     s[2] += len(connection.queries_log) - statements
             return wrapper
 
-        real_notify, real_countdown = notify.game_changed, clock._send_countdown
-        notify.game_changed = timed("notify", real_notify)
+        real_notify, real_countdown = effects.game_changed, clock._send_countdown
+        effects.game_changed = timed("notify", real_notify)
         clock._send_countdown = timed("countdown", real_countdown)
         # {(window, floor?): {"core": [(wall, cpu)], ..., "core_sql": set(), "notify_sql": set()}}
         results = {}
@@ -107,7 +108,7 @@ class Command(BaseCommand):
                 if game.status != Game.Status.ACTIVE:
                     self.stderr.write(f"the game ended at move {move}; use another --seed")
                     break
-                state = services.load_state(game)
+                state = store.load_state(game)
                 seat = game.waiting_on[0]
                 action = state.auto_action(seat)
                 window = next((w for w, moves in windows.items() if move in moves), None)
@@ -120,7 +121,7 @@ class Command(BaseCommand):
                 connection.queries_log.clear()
                 with CaptureQueriesContext(connection) as captured:
                     wall, cpu = time.perf_counter(), time.process_time()
-                    services.apply_decision(game.pk, seat, action, "person",
+                    decisions.apply_decision(game.pk, seat, action, "person",
                                             idempotency_key=uuid.uuid4().hex)
                     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 if no_flush:
@@ -140,7 +141,7 @@ class Command(BaseCommand):
                     r["notify_sql"].add(n[2])
                 move += 1
         finally:
-            notify.game_changed, clock._send_countdown = real_notify, real_countdown
+            effects.game_changed, clock._send_countdown = real_notify, real_countdown
             for group, channel in listening:
                 async_to_sync(layer.group_discard)(group, channel)
             if not keep:

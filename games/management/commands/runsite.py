@@ -17,8 +17,14 @@ import threading
 import time
 from pathlib import Path
 
+from celery.beat import EmbeddedService
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
 from django.conf import settings
 from django.core.management.base import BaseCommand
+
+from config.asgi import application
+from config.celery import app
 
 
 class Command(BaseCommand):
@@ -38,13 +44,6 @@ class Command(BaseCommand):
             self._run_embedded(host, port, var)
 
     def _run_embedded(self, host, port, var):
-        from celery.beat import EmbeddedService
-        from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-
-        from config.asgi import application
-        from config.celery import app
-
         self.stdout.write("Embedded mode: SQLite or DATABASE_URL, in-memory channel layer, "
                           "Celery worker and beat in this process.")
         worker = app.WorkController(

@@ -7,7 +7,7 @@ stored snapshot. Exits with status 1 and names the games that fail.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import engine, services
+from games import engine, store
 from games.models import Game, GameEvent
 
 
@@ -42,11 +42,11 @@ class Command(BaseCommand):
         if snapshot is None:
             return "no snapshot"
         try:
-            replayed = services.replay(game).to_dict()
+            replayed = store.replay(game).to_dict()
         except engine.IllegalAction as exc:
             return f"a recorded action no longer applies when replayed: {exc}"
         if snapshot.seq == game.last_seq and replayed != snapshot.state:
             return "replaying the events does not give the stored snapshot"
-        if snapshot.seq != game.last_seq and services.load_state(game).to_dict() != replayed:
+        if snapshot.seq != game.last_seq and store.load_state(game).to_dict() != replayed:
             return "the snapshot and the later events disagree with the replay"
         return ""

@@ -2,7 +2,7 @@
 
 Each action on a table appends one GameEvent (actor "moderator", `user` = the
 moderator, `created_at` = when) under the game row's lock, beside
-`services.apply_decision`. Its `action` is None, so replays and `load_state`
+`decisions.apply_decision`. Its `action` is None, so replays and `load_state`
 pass over it like the deal: the engine's state is never changed by a
 moderator. Its `events` hold one public line (what happened, for the table's
 log and replays) and one staff-only note with the reason (`visible_to: []`,
@@ -19,7 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import AccountAudit, User
-from games import notify, services
+from games import effects, store
+from games.actions import decisions
 from games.models import Game, GameEvent, GameSnapshot, Seat
 
 MODERATOR_KIND = "moderator"
@@ -57,7 +58,7 @@ def _append(game, *, what, seat, moderator, reason, **details):
     # The state did not change; moving the snapshot's number along keeps load_state from
     # reading the events after it again.
     GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq)
-    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq))
+    transaction.on_commit(partial(effects.game_changed, game.pk, game.players, seq))
     return event
 
 
@@ -79,12 +80,10 @@ def abort_table(game_id, moderator, reason):
 def _schedule_bot_if_due(game, number):
     if game.status != Game.Status.ACTIVE:
         return
-    state = services.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
-    if number in services.pending_seats(state):
-        from games.tasks import play_bot
-
+    state = store.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
+    if number in decisions.pending_seats(state):
         Game.objects.filter(pk=game.pk).update(bot_due_at=timezone.now())
-        play_bot.delay_on_commit(game.pk, number, game.last_seq)
+        effects.task_on_commit("games.tasks.play_bot", game.pk, number, game.last_seq)
 
 
 def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT, *, what="bot"):
@@ -108,7 +107,7 @@ def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT, *, w
         event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
                         player=former.name, bot=level)
         # The former player's open socket at this table is closed (it acted for the seat).
-        transaction.on_commit(partial(notify.access_changed, former.pk))
+        transaction.on_commit(partial(effects.access_changed, former.pk))
         _schedule_bot_if_due(game, number)
         return event
 
@@ -165,7 +164,7 @@ def suspend(user, moderator, reason, until):
             until=until,
         )
         _bench_running_seats(user, moderator, f"account suspended: {reason}")
-        transaction.on_commit(partial(notify.access_changed, user.pk))
+        transaction.on_commit(partial(effects.access_changed, user.pk))
     return audit
 
 
@@ -182,7 +181,7 @@ def ban(user, moderator, reason):
             user=user, moderator=moderator, action=AccountAudit.Action.BAN, reason=reason,
         )
         _bench_running_seats(user, moderator, f"account banned: {reason}")
-        transaction.on_commit(partial(notify.access_changed, user.pk))
+        transaction.on_commit(partial(effects.access_changed, user.pk))
     return audit
 
 

@@ -4,7 +4,7 @@ The rule book ("If you disconnect"): in a real-time game a dropped seat is held
 for two minutes, then a bot plays for the player until they return; coming
 back hands the seat straight back. The hold's end is a time on the game
 (`presence[seat].hold_until`, folded into `wake_at`) that the clock sweep acts
-on (games.clock.handle); these functions only record sockets and, on return,
+on (games.actions.timeouts.handle); these functions only record sockets and, on return,
 take the seat back. Both are synchronous: call them through
 `database_sync_to_async`. See docs/clocks.md.
 """
@@ -15,7 +15,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import clock
+from games import deadlines, store
+from games.actions import clock
 from games.models import Game
 
 _DONE = (Game.Status.FINISHED, Game.Status.ABORTED)
@@ -37,9 +38,7 @@ def _real_bot(game, seat):
 def _save(game, presence, now, **more):
     clocks = more.get("clocks", game.clocks or {})
     stand_ins = more.get("stand_ins", game.stand_ins or {})
-    columns = {"presence": presence, **more,
-               "deadline_at": clock.earliest_due(clocks),
-               "wake_at": clock.next_wake(clocks, presence, stand_ins)}
+    columns = {"presence": presence, **more, **deadlines.columns(clocks, presence, stand_ins)}
     if game.status != Game.Status.ACTIVE:
         columns.update(deadline_at=game.deadline_at, wake_at=game.wake_at)
     Game.objects.filter(pk=game.pk).update(**columns)
@@ -68,11 +67,9 @@ def seat_connected(game_id, seat):
             more["stand_ins"] = {k: v for k, v in game.stand_ins.items() if k != str(seat)}
             more["bot_seats"] = [s for s in game.bot_seats if s != seat]
             if seat in game.waiting_on:
-                from games import services
-
-                kind = services.load_state(game).view(None).get("decision")
+                kind = store.load_state(game).view(None).get("decision")
                 more["clocks"] = {**game.clocks,
-                                  str(seat): clock.new_clock(game, game.last_seq, kind, now)}
+                                  str(seat): deadlines.new_clock(game, game.last_seq, kind, now)}
                 if game.pace == Game.Pace.REALTIME:
                     more.update(clock.countdown_columns(game, now + game.decision_window(), now))
         _save(game, presence, now, **more)
@@ -98,7 +95,7 @@ def seat_disconnected(game_id, seat):
                 and game.pace == Game.Pace.REALTIME and entry["hold_until"] is None
                 and str(seat) not in (game.stand_ins or {})):
             hold = timedelta(seconds=settings.DISCONNECT_HOLD_SECONDS)
-            entry.update(away_since=clock._iso(now), hold_until=clock._iso(now + hold))
+            entry.update(away_since=deadlines.iso(now), hold_until=deadlines.iso(now + hold))
         presence[str(seat)] = entry
         _save(game, presence, now)
     return entry

@@ -10,9 +10,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from accounts.models import User
-from games import history, replay
 from games.models import Game
-from games.replica import reads_from_replica
+from games.presenters import history, replay
+from games.store.replica import reads_from_replica
 from lobby.models import Report
 
 PAGE_SIZE = 25

@@ -1,4 +1,5 @@
-"""The SQL of a decision's hot path (services.apply_decision / services._record).
+"""Reading and writing a game's rows: the SQL of a decision's hot path
+(actions.decisions.apply_decision / _record), and the state as a fold of the events.
 
 A decision is a handful of statements whatever the game's length: lock the
 game row (joined with its snapshot), look up the idempotency key, and one
@@ -22,6 +23,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import JSONField
 
+from games import engine
 from games.models import Game, GameEvent, GameSnapshot, Seat
 
 _GAME_FIELDS = Game._meta.concrete_fields
@@ -255,12 +257,12 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
     return event
 
 
-# --- what a push reads (games.notify, games.views.table_context) -----------------------------
+# --- what a push reads (games.effects, games.presenters.table) ----------------------------
 
 class EventRow:
     """One event row as a push reads it: `seq`, and `events` parsed from `raw` (the stored
     JSON text) only when asked. `raw` is what the move log's cache is keyed on
-    (views._row_log): a row already described need not be parsed again."""
+    (presenters.table.row_lines): a row already described need not be parsed again."""
 
     __slots__ = ("seq", "raw", "_events")
 
@@ -325,3 +327,35 @@ def table_seats(game_id):
             seat._state.fields_cache["user"] = None
         seats.append(seat)
     return seats
+
+
+# --- the state: the snapshot and the events after it ---------------------------------
+
+def load_state(game, snapshot=None):
+    """The engine game for `game`: its snapshot plus any events recorded after it."""
+    snapshot = snapshot or game.snapshot
+    state = engine.Game.from_dict(snapshot.state)
+    if snapshot.seq < game.last_seq:
+        later = GameEvent.objects.filter(game_id=game.pk, seq__gt=snapshot.seq).order_by("seq")
+        for row in later:
+            if row.action is not None:
+                state.act(row.seat, row.action)
+    return state
+
+
+def replay(game):
+    """The engine game rebuilt from the seed and every recorded action (for checks)."""
+    state = engine.Game.new(game.engine_options(), game.seed)
+    for row in game.events.order_by("seq"):
+        if row.action is not None:
+            state.act(row.seat, row.action)
+    return state
+
+
+def all_events(game_id):
+    """Every engine event of the game so far, in order (a bot's memory filters it)."""
+    history = []
+    rows = GameEvent.objects.filter(game_id=game_id).order_by("seq").values_list("events", flat=True)
+    for events in rows:
+        history.extend(events)
+    return history

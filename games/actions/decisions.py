@@ -10,12 +10,12 @@ run after commit.
 import functools
 import logging
 from dataclasses import dataclass
-from functools import partial
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from games import clock, engine, faults, notify, store
+from games import effects, engine, faults, store
+from games.actions import clock
 from games.models import Game, GameEvent, GameSnapshot
 
 log = logging.getLogger(__name__)
@@ -100,27 +100,6 @@ class DecisionResult:
     replayed: bool  # True: this key was already used, `event` is the first result
 
 
-def load_state(game, snapshot=None):
-    """The engine game for `game`: its snapshot plus any events recorded after it."""
-    snapshot = snapshot or game.snapshot
-    state = engine.Game.from_dict(snapshot.state)
-    if snapshot.seq < game.last_seq:
-        later = GameEvent.objects.filter(game_id=game.pk, seq__gt=snapshot.seq).order_by("seq")
-        for row in later:
-            if row.action is not None:
-                state.act(row.seat, row.action)
-    return state
-
-
-def replay(game):
-    """The engine game rebuilt from the seed and every recorded action (for checks)."""
-    state = engine.Game.new(game.engine_options(), game.seed)
-    for row in game.events.order_by("seq"):
-        if row.action is not None:
-            state.act(row.seat, row.action)
-    return state
-
-
 def pending_seats(state):
     """Seats that have something to decide now, in seat order."""
     return _pending_seats(state, state.view(None))
@@ -196,7 +175,7 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
             raise StaleDecision("The game has moved on; look again.")
         if actor == GameEvent.Actor.PERSON and _bot_plays_for_good(game, seat):
             raise SeatTakenOver(BOT_FOR_GOOD)
-        state = load_state(game)
+        state = store.load_state(game)
         try:
             events = state.act(seat, action)
         except engine.IllegalAction as exc:
@@ -246,9 +225,9 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     seq = game.last_seq + 1
     # The push first: on-commit callbacks run in the order they were registered, and the
     # pages should not wait for the countdown task clock.plan sends to Celery (docs/load.md).
-    # The row and state go along (positionally: wrappers take *args), so the push need not
-    # read them again; `game` is brought up to date below, before the commit.
-    transaction.on_commit(partial(notify.game_changed, game.pk, game.players, seq, game, state))
+    # The row and state go along, so the push need not read them again; `game` is brought
+    # up to date below, before the commit.
+    effects.game_changed_on_commit(game, seq, state)
     public = state.view(None)
     pending = _pending_seats(state, public)
     bot_seats = set(game.bot_seats)
@@ -266,7 +245,7 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
         columns.update(status=Game.Status.FINISHED, finished_at=now, deadline_at=None,
                        bot_due_at=None, turn=None, waiting_on=[], clocks={}, wake_at=None)
         bots_to_move = []
-    # One statement (games/store.py): the event, the game's columns and the snapshot.
+    # One statement (games.store): the event, the game's columns and the snapshot.
     event = store.append(
         game, seq=seq, kind=kind, seat=seat, actor=actor, user=user, action=action,
         events=events, idempotency_key=idempotency_key, now=now, columns=columns,
@@ -275,9 +254,6 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     for name, value in columns.items():
         setattr(game, name, value)
 
-    if bots_to_move:
-        from games.tasks import play_bot
-
-        for bot in bots_to_move:
-            play_bot.delay_on_commit(game.pk, bot, seq)
+    for bot in bots_to_move:
+        effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq)
     return event

@@ -1,0 +1,72 @@
+"""Clocks of the people who must decide after an event (docs/clocks.md).
+
+`plan(...)`, called by `decisions._record` inside the decision's transaction, works out the
+clock of every person who must decide after the new event and queues what must follow the
+commit: the game's real-time countdown task when it has none due in time, the "your turn"
+email row. Acting on what is due is games.actions.timeouts.
+"""
+
+from datetime import timedelta
+
+from games import deadlines, effects
+from games.models import EmailOutbox, Game
+
+
+def plan(game, public, pending, bot_seats, acted_seat, seq, now):
+    """The clock columns after event `seq`; queues the after-commit work they need.
+
+    Must run inside the transaction that locked `game` (services._record). A
+    person still deciding the same kind of decision as before keeps their
+    clock (a simultaneous pass: others' picks do not restart it); the seat that
+    just acted, and anyone newly waited on, gets a new one.
+    """
+    kind = public.get("decision")
+    old = game.clocks or {}
+    clocks = {}
+    started = []
+    for seat in pending:
+        if seat in bot_seats:
+            continue
+        key = str(seat)
+        previous = old.get(key)
+        if previous is not None and seat != acted_seat and previous.get("kind") == kind:
+            clocks[key] = previous
+        else:
+            clocks[key] = deadlines.new_clock(game, seq, kind, now)
+            started.append(seat)
+    countdown = {}
+    if started:
+        if game.pace == Game.Pace.REALTIME:
+            countdown = countdown_columns(game, deadlines.at(clocks[str(started[0])]["due"]), now)
+        else:
+            EmailOutbox.objects.bulk_create(
+                [EmailOutbox(game_id=game.pk, seat=s, seq=seq, kind=EmailOutbox.Kind.TURN,
+                             created_at=now) for s in started],
+                ignore_conflicts=True,
+            )
+            effects.task_on_commit("games.tasks.deliver_emails", game.pk)
+    return {"clocks": clocks, **deadlines.columns(clocks, game.presence, game.stand_ins),
+            **countdown}
+
+
+def countdown_columns(game, due, now):
+    """One real-time countdown task per game at a time, not one per move.
+
+    A clock due at `due` needs a task that fires by then. If the game's pending task
+    (`countdown_at`) fires after now and no later than `due`, it will do: when it fires it
+    handles what is due and sends the next one for the earliest clock left (`fire`). Else a
+    task is sent for `due` on commit. Returns the game's columns to save ({} or the new
+    countdown_at). Before, every real-time move sent a task: at 100 busy tables 1,400 waited
+    in the worker, which spent a fifth of a core holding them (docs/load.md)."""
+    pending = game.countdown_at
+    if pending is not None and now < pending <= due:
+        return {}
+    _schedule_countdown(game.pk, due)
+    return {"countdown_at": due}
+
+
+def _schedule_countdown(game_id, due):
+    """A real-time time-out fires on time: a task due exactly then (seconds away, so
+    well inside the broker's visibility timeout). The 1 s sweep is the safety net."""
+    effects.task_on_commit("games.tasks.fire_clock", game_id, eta=due,
+                           expires=due + timedelta(minutes=5))

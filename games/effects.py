@@ -1,0 +1,122 @@
+"""Work that follows a committed write: socket pushes and Celery tasks.
+
+The actions register it here (`transaction.on_commit`), never run it inside the
+transaction. A push renders each listening seat's fragments from that seat's `view()` and
+`events_for()` alone (games.presenters.table) and sends each rendering only to that seat's
+group; a bot's seat and a group with no socket in it get nothing. Tasks are sent by name,
+so the actions need not import the task module that imports them.
+"""
+
+import logging
+from functools import partial
+
+from celery import current_app
+from django.db import transaction
+
+from games import push, store
+from games.models import Game
+from games.presenters import table
+
+log = logging.getLogger(__name__)
+
+
+def task_on_commit(name, *args, **options):
+    """Sends Celery task `name` with `args` once the current transaction commits.
+
+    A broker that cannot be reached (Redis restarting) must not fail the request that
+    committed the write: the move is stored, and every task sent this way has a beat sweep
+    that finds its work again (stalled bots, due clocks, the email outbox).
+    """
+    transaction.on_commit(partial(_send_task, name, args, options))
+
+
+def _send_task(name, args, options):
+    try:
+        current_app.tasks[name].apply_async(args, **options)
+    except Exception:
+        log.exception("could not send %s%r; the beat sweep will find its work", name, args)
+
+
+def game_changed_on_commit(game, seq, state):
+    """Pushes the table after the commit of the event the writer has just recorded.
+    Registered first by the writer: on-commit callbacks run in the order they were
+    registered, and the pages should not wait for the tasks sent after it."""
+    transaction.on_commit(partial(game_changed, game.pk, game.players, seq, game, state))
+
+
+def seat_pushes(game_id, *, game=None, state=None, listening=None):
+    """[(group, message)] for the game's current state: one rendering per listening seat.
+
+    The message's `seq` is the last event the rendering includes, so a page
+    that sees a number it did not expect resyncs over HTTP. `game` and `state`
+    (both or neither) are the row and state the writer has just committed;
+    without them both are read again. `listening(groups)`, when given, says which
+    of the groups have a socket in them (None: it cannot tell); only those are
+    rendered, so a seat whose player has no page open costs nothing.
+    """
+    if game is None or state is None:
+        game = Game.objects.select_related("snapshot").get(pk=game_id)
+        state = store.load_state(game)
+    seats = store.table_seats(game_id)
+    rows = store.recent_events(game_id, table.LOG_LENGTH)
+    listeners = [(push.seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
+    if game.spectators and not game.private:
+        listeners.append((push.public_group(game_id), None))
+    if listening is not None:
+        open_groups = listening([group for group, _ in listeners])
+        if open_groups is not None:
+            listeners = [(group, seat) for group, seat in listeners if group in open_groups]
+    pushes = []
+    for group, seat in listeners:
+        context = table.table_context(game, seat, state=state, rows=rows, seats=seats)
+        html = table.render_fragments(context)
+        pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html}))
+    return pushes
+
+
+def game_changed(game_id, players, seq, game=None, state=None):
+    layer = push.layer()
+    if layer is None:
+        return
+    members = {}
+    try:
+        pushes = seat_pushes(game_id, game=game, state=state,
+                             listening=lambda groups: push.listening(layer, groups, members))
+        if pushes:
+            push.deliver(layer, pushes, members or None)
+    except Exception:
+        # The event is committed; a page that missed this resyncs over HTTP.
+        log.exception("could not notify game %s of event %s", game_id, seq)
+
+
+def session_ended(sender, request, user, **kwargs):
+    """Receiver of `user_logged_out`: an open socket keeps its user otherwise (channels#1324)."""
+    if user is None:
+        return
+    try:
+        push.send(push.user_group(user.pk), {"type": "session.ended"})
+    except Exception:
+        log.exception("could not close the sockets of user %s", user.pk)
+
+
+def access_changed(user_id):
+    """Tells the open sockets of `user_id` to check whether they may still listen
+    (consumers.socket_access): the account, its sessions or its seats changed."""
+    try:
+        push.send(push.user_group(user_id), {"type": "access.changed"})
+    except Exception:
+        log.exception("could not tell the sockets of user %s to check their access", user_id)
+
+
+# Saving these fields can end a user's sessions (a new password) or right to play.
+ACCESS_FIELDS = frozenset({"password", "is_active", "banned_at", "suspended_until"})
+
+
+def account_saved(sender, instance, created, update_fields=None, **kwargs):
+    """Receiver of the user model's post_save: a save that may have changed what the
+    account's open sockets are allowed asks them to check, once the save is committed."""
+    if created or (update_fields is not None and not ACCESS_FIELDS & set(update_fields)):
+        return
+    transaction.on_commit(partial(access_changed, instance.pk))
+
+

@@ -1,0 +1,66 @@
+"""How a card is drawn: its colour, symbol, mark and caption, and its markup.
+
+A card's face depends on its code alone, so each is built once per process.
+"""
+
+import functools
+
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from games import engine
+from games.engine.cards import COLOR as CARD_COLOR
+from games.engine.cards import KIND as CARD_KIND
+
+COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
+SYMBOLS = {"R": "flame", "Y": "sun", "G": "leaf", "B": "wave"}
+ACTION_MARKS = {"S": "⊘", "R": "⇄", "D2": "+2"}
+
+
+def card_face(code):
+    """How to draw one card: colour, symbol, the big mark, passing badge, its name and markup.
+
+    A fresh dict each call (callers add `enabled`, `id`...) from a cache per card code: the
+    face depends on the code alone, so drawing it once per process is enough.
+    """
+    return dict(_card_face(code))
+
+
+@functools.cache
+def _card_face(code):
+    color = CARD_COLOR[code]
+    if color is None:
+        mark = {"W": "W", "WTP": "TP", "WTD4": "+4"}[code]
+        face = {"code": code, "name": engine.card_name(code), "color": "W", "symbol": "wild",
+                "mark": mark, "passing": False, "wild": True,
+                "caption": {"W": "Wild", "WTP": "Team Play", "WTD4": "Team Draw 4"}[code]}
+    else:
+        rest = code[1:].rstrip("P")
+        passing = code.endswith("P") and rest.isdigit()
+        mark = ACTION_MARKS.get(rest, rest)
+        caption = {"S": "Skip", "R": "Reverse", "D2": "Draw 2"}.get(rest, "")
+        face = {"code": code, "name": engine.card_name(code), "color": color,
+                "symbol": SYMBOLS[color], "mark": mark, "passing": passing, "wild": False,
+                "caption": caption, "kind": CARD_KIND[code]}
+    face["html"] = _face_html(face)
+    face["mini"] = format_html('<li class="mini c-{}">{}</li>', face["color"], face["name"])
+    return face
+
+
+def _face_html(card):
+    """The card's face (the markup the template used to build per card, per seat, per push)."""
+    return format_html(
+        '<span class="face c-{}{}" aria-hidden="true"><span class="corner">{}</span>'
+        '<svg class="sym"><use href="#sym-{}"></use></svg><span class="big">{}</span>{}{}</span>',
+        card["color"], " wild" if card["wild"] else "", card["mark"], card["symbol"], card["mark"],
+        format_html('<span class="caption">{}</span>', card["caption"]) if card["caption"] else "",
+        mark_safe('<span class="pass-badge" title="passing symbol"><svg><use href="#sym-passing">'
+                  '</use></svg></span>') if card["passing"] else "",
+    )
+
+
+def discard_list_html(discard):
+    """The browsable discard pile, oldest first: one cached <li> per card code."""
+    return mark_safe("".join(_card_face(code)["mini"] for code in discard))
+
+

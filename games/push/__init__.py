@@ -1,0 +1,89 @@
+"""The channel layer: group names and sending to the sockets of a table or a user.
+
+Nothing here renders or reads the database: callers (games.effects) hand over the
+messages. Sends go through one long-lived event loop per process, so its Redis
+connections are reused instead of opened again by `async_to_sync` for every push.
+"""
+
+import asyncio
+import logging
+import os
+import threading
+
+from asgiref.sync import async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from games.push import redis_batch
+
+log = logging.getLogger(__name__)
+
+
+def layer():
+    """The channel layer, or None when the site runs without one."""
+    return get_channel_layer()
+
+
+def seat_group(game_id, seat):
+    return f"game-{game_id}-seat-{seat}"
+
+
+def public_group(game_id):
+    return f"game-{game_id}-public"
+
+
+def user_group(user_id):
+    """Every socket of one user, so that logging out can close them all."""
+    return f"user-{user_id}"
+
+
+def listening(layer, groups, members):
+    """The groups (of `groups`) with a socket in them, or None when the layer cannot tell
+    cheaply (several Redis hosts). With one Redis host the members read here are kept in
+    `members` for the send, which then need not read them again: still two round trips."""
+    if isinstance(layer, InMemoryChannelLayer):
+        return {group for group in groups if layer.groups.get(group)}
+    if redis_batch.batched(layer):
+        members.update(asyncio.run_coroutine_threadsafe(
+            redis_batch.group_members(layer, groups), _sender_loop()).result(timeout=10))
+        return {group for group, channels in members.items() if channels}
+    return None
+
+
+async def _send_all(layer, pushes, members=None):
+    if redis_batch.batched(layer):
+        await redis_batch.group_send_batch(layer, pushes, members)
+        return
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in pushes))
+
+
+_sender = None  # (pid, loop): one sending loop per process, made again after a fork (Celery)
+_sender_lock = threading.Lock()
+
+
+def _sender_loop():
+    global _sender
+    with _sender_lock:
+        if _sender is None or _sender[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="notify-sender", daemon=True).start()
+            _sender = (os.getpid(), loop)
+        return _sender[1]
+
+
+def deliver(layer, pushes, members=None):
+    """Sends all pushes in one trip into an event loop and waits until Redis has them."""
+    if isinstance(layer, InMemoryChannelLayer):
+        # Its queues belong to the loop of whoever listens (tests): send from there.
+        async_to_sync(_send_all)(layer, pushes)
+        return
+    asyncio.run_coroutine_threadsafe(
+        _send_all(layer, pushes, members), _sender_loop()).result(timeout=10)
+
+
+def send(group, message):
+    """One message to one group, from synchronous code; False if it could not be sent."""
+    channel_layer = layer()
+    if channel_layer is None:
+        return False
+    async_to_sync(channel_layer.group_send)(group, message)
+    return True
