@@ -145,7 +145,10 @@ def main(argv=None):
     parser.add_argument("--echo", action="store_true", help="the bare echo instead of the game")
     parser.add_argument("--echo-bytes", type=int, default=11000,
                         help="echo payload, about one seat's fragments")
-    parser.add_argument("--daphnes", type=int, default=4, help="Daphne processes (two per core)")
+    parser.add_argument("--daphnes", type=int, default=4,
+                        help="server processes (two per core), Daphne unless --server says")
+    parser.add_argument("--server", choices=["daphne", "uvicorn"], default="daphne",
+                        help="the ASGI server of the same application (uvicorn: uvloop, httptools)")
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--history", type=int, default=0,
@@ -177,7 +180,7 @@ def main(argv=None):
     django.setup()
     tables = _set_up(args)
     try:
-        with _Site(args.daphnes, queue) as site:
+        with _Site(args.daphnes, queue, args.server) as site:
             _run(args, site, tables)
     finally:
         _end_tables([game_id for game_id, _ in tables])
@@ -275,8 +278,8 @@ class _Site:
     """The processes `make run` starts with Redis (several Daphnes), on a Celery queue of
     their own; stopped whichever way the run ends. Their stderr goes to one log file."""
 
-    def __init__(self, daphnes, queue):
-        self.daphnes, self.queue = daphnes, queue
+    def __init__(self, daphnes, queue, server="daphne"):
+        self.daphnes, self.queue, self.server = daphnes, queue, server
         self.children = {}
 
     def __enter__(self):
@@ -289,9 +292,18 @@ class _Site:
             "w+", prefix="bench-load-", suffix=".log", delete=False)
         env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
         python = sys.executable
+        fd = str(listener.fileno())
+        command = {
+            "daphne": [python, "-m", "daphne", "--fd", fd, "bench.asgi:application"],
+            # The same application under uvicorn with its fast loop and HTTP parser; access
+            # logs off as Daphne's are at LOG_LEVEL=WARNING.
+            "uvicorn": [python, "-m", "uvicorn", "--fd", fd, "--loop", "uvloop", "--http",
+                        "httptools", "--ws", "websockets", "--lifespan", "off", "--no-access-log",
+                        "--log-level", "warning", "bench.asgi:application"],
+        }[self.server]
         for n in range(self.daphnes):
-            self.children[f"daphne-{n + 1}"] = subprocess.Popen(
-                [python, "-m", "daphne", "--fd", str(listener.fileno()), "bench.asgi:application"],
+            self.children[f"{self.server}-{n + 1}"] = subprocess.Popen(
+                command,
                 cwd=ROOT, env=env, pass_fds=(listener.fileno(),),
                 stdout=subprocess.DEVNULL, stderr=self.log)
         listener.close()  # the Daphnes hold it now
@@ -440,7 +452,7 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
     late = sum(r["late"] for r in results)
     what = "echo" if args.echo else "game"
     print(f"{what}: tables={args.tables} players={args.players} sockets={args.tables * args.players} "
-          f"pace={args.pace}s daphnes={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
+          f"pace={args.pace}s {args.server}s={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
           f"window={args.duration:.0f}s after {args.warmup:.0f}s warm-up")
     unit = "echoes" if args.echo else "decisions"
     print(f"  {unit}/s: {decided / args.duration:.1f} ({decided} in the window)")

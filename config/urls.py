@@ -5,6 +5,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("games/", include("games.urls")),
-    path("", include("games.history_urls")),  # issue 7: history, replays, reports
+    path("", include("games.history_urls")),  # history, replays, reports
     path("", include("lobby.urls")),
 ]

@@ -1,4 +1,4 @@
-"""Issue 7's pages: history, profiles, replays, exports and reports."""
+"""The history pages: history, profiles, replays, exports and reports."""
 
 from django.urls import path
 

@@ -92,7 +92,7 @@ class Game(models.Model):
     bot_seats = models.JSONField(default=list, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
-    # Clocks and presence (issue 6; every key is described in docs/clocks.md).
+    # Clocks and presence (every key is described in docs/clocks.md).
     # The earliest moment the clock sweep has something to do for this game.
     wake_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the game's one pending real-time countdown task fires (docs/clocks.md).

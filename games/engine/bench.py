@@ -1,4 +1,4 @@
-"""The engine's speed benchmark (issue 2): actions per second and the snapshot round trip.
+"""The engine's speed benchmark: actions per second and the snapshot round trip.
 
     python -m games.engine.bench [--games 400] [--repeat 5]
 

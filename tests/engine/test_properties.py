@@ -1,7 +1,7 @@
 """Properties of whole random games, for every table size and option combination.
 
 Random legal players drive `Game.new` games to the end; after every step the checks below
-must hold (ENGINE_CONTRACT; issue 2, "How it is shown to work").
+must hold (ENGINE_CONTRACT).
 """
 import copy
 import itertools

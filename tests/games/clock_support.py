@@ -1,4 +1,4 @@
-"""Helpers for the clock, deadline, presence and reminder tests (issue 6)."""
+"""Helpers for the clock, deadline, presence and reminder tests."""
 
 import uuid
 from datetime import datetime, timedelta, timezone

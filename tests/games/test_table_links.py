@@ -1,4 +1,4 @@
-"""From the table screen a player can report the table or a player (issue 7)."""
+"""From the table screen a player can report the table or a player."""
 
 import re
 

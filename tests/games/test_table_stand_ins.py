@@ -1,4 +1,4 @@
-"""The table screen says when a bot plays for a person (issue 6: shown on screen)."""
+"""The table screen says when a bot plays for a person."""
 
 import pytest
 

@@ -4,11 +4,11 @@ Only the call to apply_decision is timed; choosing the move is not. Each call is
 three, each with its wall time (perf_counter) and this process's CPU time (process_time):
 
 - "core": the transaction (lock, load, engine, append, snapshot, commit), i.e. the call
-  minus the two after-commit side effects below. This is the figure of issue 4's "Speed".
-- "countdown": the after-commit send of the real-time clock's countdown task
-  (clock._send_countdown, a Celery apply_async), now sent only when the game's pending one
-  would not fire in time (docs/clocks.md), so mostly 0. It is paid by the same call, after the
-  commit; it is reported apart, not hidden: "call" is core + countdown + notify.
+  minus the two after-commit side effects below. The figure the decision door is held to.
+- "countdown": the after-commit sends of Celery tasks (effects._send_task): the real-time
+  clock's countdown, sent only when the game's pending one would not fire in time
+  (docs/clocks.md), so mostly 0. It is paid by the same call, after the commit; it is
+  reported apart, not hidden: "call" is core + countdown + notify.
 - "notify": the after-commit push to the table's sockets (effects.game_changed), as if every
   seat had its page open: each seat group gets a listening channel of this command's (a push
   renders only the groups somebody listens to); nobody reads it, and what it was sent
@@ -39,7 +39,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import effects, push, store
-from games.actions import clock, decisions
+from games.actions import decisions
 from games.models import Game
 from lobby import services as lobby
 
@@ -78,7 +78,7 @@ class Command(BaseCommand):
                 listening.append((push.seat_group(game.pk, n), channel))
 
         # Each after-commit side effect is wrapped to time it (wall and CPU) and count
-        # its statements. services and clock bind the function when the callback is
+        # its statements. games.effects binds the function when the callback is
         # registered, so replacing the module attribute is enough.
         spent = {"notify": [0.0, 0.0, 0], "countdown": [0.0, 0.0, 0]}
 
@@ -95,9 +95,9 @@ class Command(BaseCommand):
                     s[2] += len(connection.queries_log) - statements
             return wrapper
 
-        real_notify, real_countdown = effects.game_changed, clock._send_countdown
+        real_notify, real_countdown = effects.game_changed, effects._send_task
         effects.game_changed = timed("notify", real_notify)
-        clock._send_countdown = timed("countdown", real_countdown)
+        effects._send_task = timed("countdown", real_countdown)
         # {(window, floor?): {"core": [(wall, cpu)], ..., "core_sql": set(), "notify_sql": set()}}
         results = {}
         windows = {early: range(early, early + samples), late: range(late, late + samples)}
@@ -141,7 +141,7 @@ class Command(BaseCommand):
                     r["notify_sql"].add(n[2])
                 move += 1
         finally:
-            effects.game_changed, clock._send_countdown = real_notify, real_countdown
+            effects.game_changed, effects._send_task = real_notify, real_countdown
             for group, channel in listening:
                 async_to_sync(layer.group_discard)(group, channel)
             if not keep:
