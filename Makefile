@@ -17,9 +17,10 @@ install: $(STAMP)
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
+# `make run PORT=9000 HOST=0.0.0.0` as well as the environment's PORT and HOST.
 run: migrate
 	$(BIN)/python manage.py ensure_demo
-	$(BIN)/python manage.py runsite
+	$(BIN)/python manage.py runsite $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
 # The import rule first (pyproject.toml, [tool.importlinter]); pytest exits 5 when it
 # collected no tests: that is a failure too.

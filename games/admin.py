@@ -119,6 +119,11 @@ def reveals_of(game):
             .select_related("user").order_by("action_time"))
 
 
+def _live(game):
+    """A table still waiting or being played: the only ones moderators change."""
+    return game.status in (Game.Status.OPEN, Game.Status.ACTIVE)
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
@@ -156,11 +161,36 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     inlines = [SeatInline]
     # The seed is shown by `seed_shown`: the form field would show it at any time.
     exclude = ["seed"]
+    # What the game's own code keeps: a hand-edited clock, presence entry or stand-in would
+    # disagree with the event log and the sweep; the invite token is the private table's key.
     readonly_fields = ["status", "seed_shown", "last_seq", "round", "turn", "waiting_on",
-                       "bot_seats", "deadline_at", "bot_due_at", "started_at", "finished_at",
-                       "links"]
+                       "bot_seats", "deadline_at", "bot_due_at", "wake_at", "countdown_at",
+                       "clocks", "timeouts", "stand_ins", "presence", "invite_token",
+                       "started_at", "finished_at", "links"]
+    # Fixed once the game is dealt: the engine's state was built from them.
+    SET_AT_START = ["host", "players", "pace", "move_seconds", "turn_hours", "missed_deadline",
+                    "stacking", "final_card_penalty", "target_score"]
     actions = ["abort_tables"]
     list_per_page = 50
+
+    def has_add_permission(self, request):
+        # Tables are created in the lobby, where their seats and seed are made.
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        # A game is its event log: aborting ends it and keeps the record (abort_tables).
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and not _live(obj):
+            return False  # a finished or aborted game is a record: shown, never edited
+        return super().has_change_permission(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(self.readonly_fields)
+        if obj is not None and obj.status != Game.Status.OPEN:
+            fields += self.SET_AT_START
+        return fields
 
     def get_queryset(self, request):
         return (
@@ -191,11 +221,11 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     def links(self, game):
         if game.pk is None:
             return ""
-        items = [
-            (reverse("admin:games_game_log", args=[game.pk]), "Event log"),
-            (reverse("admin:games_game_moderate", args=[game.pk]), "Seats"),
-            (reverse("admin:lobby_report_changelist") + f"?game__id__exact={game.pk}", "Reports"),
-        ]
+        items = [(reverse("admin:games_game_log", args=[game.pk]), "Event log")]
+        if _live(game):
+            items.append((reverse("admin:games_game_moderate", args=[game.pk]), "Seats"))
+        items.append((reverse("admin:lobby_report_changelist") + f"?game__id__exact={game.pk}",
+                      "Reports"))
         if game.status != Game.Status.OPEN:
             items.append((reverse("history:replay", args=[game.pk]), "Replay"))
         return format_html_join(" · ", '<a href="{}">{}</a>', items)
@@ -209,9 +239,13 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _game_for(self, request, game_id):
+    def _game_for(self, request, game_id, *, to_change=False):
+        """The game, for a moderator who may read it (its log) or, `to_change`, act on it:
+        change permission on games, and only at a table still waiting or being played."""
         game = get_object_or_404(Game, pk=game_id)
-        if not self.has_change_permission(request, game):
+        allowed = (self.has_change_permission(request, game) if to_change
+                   else super().has_change_permission(request))
+        if not allowed:
             raise PermissionDenied
         return game
 
@@ -265,7 +299,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
     def moderate_view(self, request, game_id):
         """Hands a seated player's seat to a bot, or removes the player from the table."""
-        game = self._game_for(request, game_id)
+        game = self._game_for(request, game_id, to_change=True)
         form = SeatActionForm(request.POST or None, game=game)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data

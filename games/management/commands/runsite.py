@@ -21,7 +21,7 @@ from celery.beat import EmbeddedService
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from config.asgi import application
 from config.celery import app
@@ -37,13 +37,21 @@ class Command(BaseCommand):
     def handle(self, *args, host, port, **options):
         var = Path(settings.BASE_DIR) / "var"
         var.mkdir(exist_ok=True)
-        self.stdout.write(f"Wild Cards Teams at http://{host}:{port}/")
+        # Bound before anything is said about it: the address printed is the one served
+        # (port 0 picks a free one), and a port in use fails here, in words.
+        try:
+            listener = socket.create_server((host, port), backlog=1024)
+        except OSError as exc:
+            raise CommandError(f"Cannot serve on {host}:{port}: {exc.strerror}.") from exc
+        bound_host, bound_port = listener.getsockname()[:2]
+        self.stdout.write(f"Wild Cards Teams at http://{bound_host}:{bound_port}/")
+        self.stdout.flush()
         if settings.REDIS_URL:
-            self._run_processes(host, port, var)
+            self._run_processes(listener, var)
         else:
-            self._run_embedded(host, port, var)
+            self._run_embedded(listener, var)
 
-    def _run_embedded(self, host, port, var):
+    def _run_embedded(self, listener, var):
         self.stdout.write("Embedded mode: SQLite or DATABASE_URL, in-memory channel layer, "
                           "Celery worker and beat in this process.")
         worker = app.WorkController(
@@ -55,17 +63,16 @@ class Command(BaseCommand):
         beat.start()
         Server(
             application=application,
-            endpoints=build_endpoint_description_strings(host=host, port=port),
+            endpoints=build_endpoint_description_strings(file_descriptor=listener.fileno()),
         ).run()
         beat.stop()
 
-    def _run_processes(self, host, port, var):
+    def _run_processes(self, listener, var):
         python = sys.executable
         # WEB_PROCESSES Daphnes accept on one listening socket (the kernel hands each new
         # connection to one of them). One process runs its sockets and their moves under one
         # GIL; the load tool held its figures best with two per core (docs/load.md).
         web = max(1, int(os.environ.get("WEB_PROCESSES", "1")))
-        listener = socket.create_server((host, port), backlog=1024)
         fd = listener.fileno()
         commands = {
             **{f"web-{n + 1}" if web > 1 else "web":
