@@ -49,3 +49,31 @@ def test_a_newcomer_signs_up_fills_a_table_with_bots_starts_and_passes_a_card(
         time.sleep(0.1)
     pick = GameEvent.objects.get(game=game, seq=2)
     assert (pick.seat, pick.kind, pick.actor) == (0, "pass", "person")
+
+
+def test_the_bot_level_being_chosen_survives_the_seat_list_refreshing(browser_page, live_server):
+    page = browser_page
+    page.goto(live_server.url + "/accounts/signup/")
+    page.locator("#id_username").fill("host")
+    page.locator("#id_email").fill("host@example.com")
+    page.locator("#id_password1").fill("wild-cards-correct-horse-9")
+    page.locator("#id_password2").fill("wild-cards-correct-horse-9")
+    page.get_by_role("button", name="Sign up").click()
+    page.get_by_role("link", name="Create a table").click()
+    page.get_by_role("button", name="Create the table").click()
+    page.wait_for_url(re.compile(r"/tables/\d+/$"))
+    page.evaluate("""() => {
+        window.__swaps = 0;
+        document.body.addEventListener("htmx:afterSwap", () => { window.__swaps += 1; });
+    }""")
+
+    page.get_by_label("Bot level for seat 3").select_option("hard")
+    # Two refreshes of the seat list (every 2 s) go by before the host clicks.
+    page.wait_for_function("() => window.__swaps >= 2", timeout=10_000)
+    assert page.get_by_label("Bot level for seat 3").input_value() == "hard"
+    page.get_by_role("button", name="Add bot to seat 3").click()
+    page.wait_for_load_state()
+
+    game = Game.objects.get()
+    assert game.seats.get(number=2).bot_level == "hard"
+    assert page.get_by_role("button", name="Add bot to seat 3").count() == 0
