@@ -1,5 +1,13 @@
 from django.contrib import admin
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
+
+
+def favicon(request):
+    """Pages name their icon; this answers the clients that ask /favicon.ico anyway."""
+    return redirect(static("img/favicon.svg"))
+
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -7,4 +15,5 @@ urlpatterns = [
     path("games/", include("games.urls")),
     path("", include("games.history_urls")),  # history, replays, reports
     path("", include("lobby.urls")),
+    path("favicon.ico", favicon, name="favicon"),
 ]

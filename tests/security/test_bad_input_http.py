@@ -365,6 +365,7 @@ CASES = {
     "history:export": page("history:export", game_args),
     "history:report": report,
     "lobby:index": page("lobby:index"),
+    "favicon": page("favicon"),
     "lobby:create": create_table,
     "lobby:table": page("lobby:table", game_args),
     "lobby:take": lobby_seat_action("lobby:take"),
