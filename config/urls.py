@@ -3,6 +3,8 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
 
+from games.views.rules import rules
+
 
 def favicon(request):
     """Pages name their icon; this answers the clients that ask /favicon.ico anyway."""
@@ -15,5 +17,6 @@ urlpatterns = [
     path("games/", include("games.urls")),
     path("", include("games.history_urls")),  # history, replays, reports
     path("", include("lobby.urls")),
+    path("rules/", rules, name="rules"),
     path("favicon.ico", favicon, name="favicon"),
 ]

@@ -32,6 +32,37 @@ def _get_table_for_user(request, game_id):
     return game
 
 
+def _link(game):
+    if game.status == Game.Status.OPEN:
+        return reverse("lobby:table", args=[game.pk])
+    return reverse("games:play", args=[game.pk])
+
+
+def _whose_turn(game, user):
+    """"Your move", or who the running game waits for; "" for a table not started."""
+    if game.status != Game.Status.ACTIVE:
+        return ""
+    seats = {seat.number: seat for seat in game.seats.all()}
+    waiting = set(game.waiting_on or [])
+    if any(seat.user_id == user.pk and number in waiting for number, seat in seats.items()):
+        return "Your move"
+    names = [seats[number].label() for number in sorted(waiting) if number in seats]
+    return f"Waiting for {', '.join(names)}" if names else ""
+
+
+def watch(request):
+    """Running public tables that allow watching; watching itself needs an account
+    (docs/security.md), which the table page asks for."""
+    games = (
+        Game.objects.active().filter(spectators=True, private=False)
+        .prefetch_related("seats__user").order_by("-started_at")[:50]
+    )
+    context = {"games": games}
+    if request.htmx:
+        return render(request, "lobby/watch.html#games", context)
+    return render(request, "lobby/watch.html", context)
+
+
 def index(request):
     tables = (
         Game.objects.listed()
@@ -41,11 +72,12 @@ def index(request):
     )
     mine = []
     if request.user.is_authenticated:
-        mine = (
-            Game.objects.filter(seats__user=request.user)
+        mine = [
+            {"game": game, "link": _link(game), "turn": _whose_turn(game, request.user)}
+            for game in Game.objects.filter(seats__user=request.user)
             .exclude(status__in=[Game.Status.FINISHED, Game.Status.ABORTED])
-            .order_by("-created_at")
-        )
+            .prefetch_related("seats__user").order_by("-created_at")
+        ]
     context = {"tables": tables, "mine": mine}
     if request.htmx:
         return render(request, "lobby/index.html#tables", context)
