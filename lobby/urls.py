@@ -7,6 +7,7 @@ app_name = "lobby"
 urlpatterns = [
     path("", views.index, name="index"),
     path("watch/", views.watch, name="watch"),
+    path("play-now/", views.quick, name="quick"),
     path("tables/new/", views.create, name="create"),
     path("tables/<int:game_id>/", views.table, name="table"),
     path("tables/<int:game_id>/seats/<int:number>/take/", views.take, name="take"),

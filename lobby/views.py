@@ -194,3 +194,11 @@ def start(request, game_id):
     except services.LobbyError as exc:
         return _refuse(request, game_id, exc)
     return redirect("games:play", game_id=game_id)
+
+
+@login_required
+@require_POST
+def quick(request):
+    """One click from the home page to a game against three bots."""
+    game = services.quick_game(request.user)
+    return redirect("games:play", game_id=game.pk)

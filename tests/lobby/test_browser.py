@@ -77,3 +77,29 @@ def test_the_bot_level_being_chosen_survives_the_seat_list_refreshing(browser_pa
     game = Game.objects.get()
     assert game.seats.get(number=2).bot_level == "hard"
     assert page.get_by_role("button", name="Add bot to seat 3").count() == 0
+
+
+def test_the_create_form_shows_only_the_options_that_apply(browser_page, live_server):
+    page = browser_page
+    page.goto(live_server.url + "/accounts/signup/")
+    page.locator("#id_username").fill("host2")
+    page.locator("#id_email").fill("host2@example.com")
+    page.locator("#id_password1").fill("wild-cards-correct-horse-9")
+    page.locator("#id_password2").fill("wild-cards-correct-horse-9")
+    page.get_by_role("button", name="Sign up").click()
+    page.goto(live_server.url + "/tables/new/")
+    timer, deadline = page.locator('input[name="move_seconds"]').first, \
+        page.locator('input[name="turn_hours"]').first
+    target = page.locator('input[name="target_score"]')
+    assert timer.is_visible() and not deadline.is_visible() and not target.is_visible()
+
+    page.get_by_label("Turn by turn").check()
+    assert deadline.is_visible() and not timer.is_visible()
+    assert page.locator('input[name="missed_deadline"]').first.is_visible()
+    page.get_by_label("Play to a target score").check()
+    assert target.is_visible()
+    target.fill("300")
+    page.get_by_role("button", name="Create the table").click()
+    page.wait_for_url(re.compile(r"/tables/\d+/$"))
+    game = Game.objects.get()
+    assert (game.pace, game.target_score) == ("turn", 300)

@@ -366,6 +366,7 @@ CASES = {
     "history:report": report,
     "lobby:index": page("lobby:index"),
     "lobby:watch": page("lobby:watch"),
+    "lobby:quick": wrong_method("lobby:quick"),
     "favicon": page("favicon"),
     "rules": page("rules"),
     "lobby:create": create_table,
