@@ -2,10 +2,12 @@ import zoneinfo
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm, UsernameField
+from django.utils.html import format_html, format_html_join
 
 from .models import User
 
 TIME_ZONE_CHOICES = [(tz, tz) for tz in sorted(zoneinfo.available_timezones())]
+TIME_ZONE_ERROR = "Choose a time zone from the list, such as Europe/Paris or America/New_York."
 
 
 def clean_address(value):
@@ -16,11 +18,18 @@ class SignUpForm(UserCreationForm):
     # Not a model field of the form: the model's unique check would tell anyone that an
     # address is taken. The view decides what to do with a taken one (docs/security.md).
     email = forms.EmailField(label="Email address", required=True)
+    # Filled in by the page from the browser's own setting (static/js/timezone.js); a
+    # browser without JavaScript, or with a zone Python does not know, gets UTC.
+    time_zone = forms.CharField(required=False, widget=forms.HiddenInput)
     field_order = ["username", "email", "display_name"]
 
     class Meta:
         model = User
-        fields = ("username", "display_name")
+        fields = ("username", "display_name", "time_zone")
+
+    def clean_time_zone(self):
+        zone = self.cleaned_data.get("time_zone") or ""
+        return zone if zone in zoneinfo.available_timezones() else "UTC"
 
     def clean_email(self):
         email = clean_address(self.cleaned_data["email"])
@@ -47,8 +56,25 @@ def login_name(raw):
     return _LOGIN_NAME.to_python(raw).lower()
 
 
+class ZoneSearch(forms.TextInput):
+    """A text box with the zone names as suggestions (a <datalist>): the browser searches
+    them as one types, "york" finding America/New_York."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        box = super().render(name, value, {**(attrs or {}), "list": "time-zones"}, renderer)
+        options = format_html_join(
+            "", '<option value="{}">{}</option>',
+            ((zone, zone.replace("_", " ")) for zone, _ in TIME_ZONE_CHOICES))
+        return format_html('{}<datalist id="time-zones">{}</datalist>', box, options)
+
+
 class ProfileForm(forms.ModelForm):
-    time_zone = forms.ChoiceField(choices=TIME_ZONE_CHOICES)
+    # A text box searching the zone names (a <datalist>, templates/accounts/profile.html)
+    # rather than a list of some 600 of them; still only a known zone is accepted.
+    time_zone = forms.ChoiceField(
+        choices=TIME_ZONE_CHOICES, error_messages={"invalid_choice": TIME_ZONE_ERROR},
+        widget=ZoneSearch(attrs={"autocomplete": "off", "spellcheck": "false"}),
+        help_text="Type to search, e.g. Paris or New York.")
     # Not a model field of the form, for the same reason as at sign-up; a new address is
     # only attached once confirmed (accounts.views.profile).
     email = forms.EmailField(label="Email address")
