@@ -6,7 +6,7 @@ game's `clocks`, `presence` or `stand_ins` takes `deadline_at` and `wake_at` fro
 (docs/clocks.md).
 """
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 
 from games.models import Game
 
@@ -45,14 +45,6 @@ def next_wake(clocks, presence, stand_ins):
         if entry.get("hold_until") and key not in stand_ins:
             moments.append(at(entry["hold_until"]))
     return min(moments) if moments else None
-
-
-def time_left(game, seat, now=None):
-    """How long `seat` has left to decide, or None when it has no clock running."""
-    clock = (game.clocks or {}).get(str(seat))
-    if clock is None:
-        return None
-    return max(at(clock["due"]) - (now or datetime.now(tz=timezone.utc)), timedelta(0))
 
 
 def columns(clocks, presence, stand_ins):

@@ -15,7 +15,7 @@ from games.models import EmailOutbox, Game
 def plan(game, public, pending, bot_seats, acted_seat, seq, now):
     """The clock columns after event `seq`; queues the after-commit work they need.
 
-    Must run inside the transaction that locked `game` (services._record). A
+    Must run inside the transaction that locked `game` (decisions._record). A
     person still deciding the same kind of decision as before keeps their
     clock (a simultaneous pass: others' picks do not restart it); the seat that
     just acted, and anyone newly waited on, gets a new one.
@@ -56,8 +56,8 @@ def countdown_columns(game, due, now):
     (`countdown_at`) fires after now and no later than `due`, it will do: when it fires it
     handles what is due and sends the next one for the earliest clock left (`fire`). Else a
     task is sent for `due` on commit. Returns the game's columns to save ({} or the new
-    countdown_at). Before, every real-time move sent a task: at 100 busy tables 1,400 waited
-    in the worker, which spent a fifth of a core holding them (docs/load.md)."""
+    countdown_at). A task per move would leave the worker holding one task per move timer
+    of every busy table (docs/load.md)."""
     pending = game.countdown_at
     if pending is not None and now < pending <= due:
         return {}

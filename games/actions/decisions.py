@@ -1,10 +1,11 @@
-"""The one door for writes to a game's state.
+"""The one door for writes to a game's events.
 
-Every decision — a click, a bot move, a time-out, a moderator — goes through
-`apply_decision`; the deal goes through `start_game`. Both append one
-GameEvent and update the snapshot inside one transaction that holds the
-game row's lock, and leave side effects (socket notifications, bot moves) to
-run after commit.
+Every decision — a click, a bot move, a time-out — goes through `apply_decision`; the
+deal goes through `start_game`; a moderator's action, which leaves the engine's state
+as it is, through `append_note`. Each appends one GameEvent, moves `last_seq` and the
+snapshot along and updates the game's columns, in one statement (games.store) inside the
+transaction that holds the game row's lock, and leaves side effects (socket pushes, bot
+moves) to run after commit.
 """
 
 import functools
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from games import effects, engine, faults, store
+from games import effects, engine, store
 from games.actions import clock
 from games.models import Game, GameEvent, GameSnapshot
 
@@ -100,12 +101,11 @@ class DecisionResult:
     replayed: bool  # True: this key was already used, `event` is the first result
 
 
-def pending_seats(state):
-    """Seats that have something to decide now, in seat order."""
-    return _pending_seats(state, state.view(None))
-
-
-def _pending_seats(state, public):
+def pending_seats(state, public=None):
+    """Seats that have something to decide now, in seat order (`public`: the state's
+    `view(None)`, when the caller has it already)."""
+    if public is None:
+        public = state.view(None)
     candidates = set(public.get("waiting_on") or [])
     if public.get("turn") is not None:
         candidates.add(public["turn"])
@@ -154,9 +154,8 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         # that waited for the lock gets the fresh game row but may get the
         # snapshot as of its statement's start: load_state then applies the
         # events recorded after that snapshot, so the state is still current.
-        # games/store.py: the locking statement (the game row, its snapshot joined), then,
-        # as a statement of its own that runs once the lock is granted, the look-up of
-        # `idempotency_key` and of who holds the seat now: under READ COMMITTED only a new
+        # The look-up of `idempotency_key` and of who holds the seat now is a statement
+        # of its own, sent once the lock is granted: under READ COMMITTED only a new
         # statement sees what the lock's last holder committed (a subquery inside the
         # locking SELECT would not).
         game, prior, holder = store.lock_game(
@@ -184,13 +183,12 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
             game, state, kind=action["type"], seat=seat, actor=actor, user=user,
             action=action, events=events, idempotency_key=idempotency_key,
         )
-        faults.point("decision.written", actor)  # inert unless WCT_FAULT is set
-    faults.point("decision.committed", actor)
     return DecisionResult(event, replayed=False)
 
 
 def start_game(game_id):
-    """Deals a full open table: status becomes active and event 1 is the deal.
+    """Deals a full open table: status becomes active and the next event (1, unless a
+    moderator acted on the open table) is the deal.
 
     Locks the game row. The caller (lobby) checks who may start; this checks
     the table: open, and every seat filled. Raises DecisionRefused otherwise.
@@ -209,15 +207,22 @@ def start_game(game_id):
         game.bot_seats = [s.number for s in seats if s.is_bot]
         game.save(update_fields=["status", "started_at", "bot_seats"])
         GameSnapshot.objects.create(game=game, seq=0, state=state.to_dict())
-        deal_events = state.initial_events() if hasattr(state, "initial_events") else []
         return _record(
             game, state, kind="deal", seat=None, actor=GameEvent.Actor.SYSTEM, user=None,
-            action=None, events=deal_events, idempotency_key=None, now=now,
+            action=None, events=state.initial_events(), idempotency_key=None, now=now,
         )
 
 
+def nothing_pending():
+    """The columns of a game that ended (finished or aborted): nobody to wait for, nothing
+    for the sweep."""
+    return {"turn": None, "waiting_on": [], "bot_due_at": None, "clocks": {},
+            "deadline_at": None, "wake_at": None}
+
+
 def _record(game, state, *, kind, seat, actor, user, action, events, idempotency_key, now=None):
-    """Appends the event after game.last_seq and brings snapshot and columns up to date.
+    """Appends the engine's event after game.last_seq and brings the snapshot, the clocks
+    and the game's other columns up to date; schedules the bots that now have a decision.
 
     Must run inside the transaction that locked `game`.
     """
@@ -225,15 +230,12 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     seq = game.last_seq + 1
     # The push first: on-commit callbacks run in the order they were registered, and the
     # pages should not wait for the countdown task clock.plan sends to Celery (docs/load.md).
-    # The row and state go along, so the push need not read them again; `game` is brought
-    # up to date below, before the commit.
     effects.game_changed_on_commit(game, seq, state)
     public = state.view(None)
-    pending = _pending_seats(state, public)
+    pending = pending_seats(state, public)
     bot_seats = set(game.bot_seats)
     bots_to_move = [s for s in pending if s in bot_seats]
     columns = {
-        "last_seq": seq,
         "round": public.get("round"),
         "turn": public.get("turn"),
         "waiting_on": pending,
@@ -242,18 +244,44 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
         **clock.plan(game, public, pending, bot_seats, seat, seq, now),
     }
     if public.get("game_over"):
-        columns.update(status=Game.Status.FINISHED, finished_at=now, deadline_at=None,
-                       bot_due_at=None, turn=None, waiting_on=[], clocks={}, wake_at=None)
+        columns.update(status=Game.Status.FINISHED, finished_at=now, **nothing_pending())
         bots_to_move = []
-    # One statement (games.store): the event, the game's columns and the snapshot.
-    event = store.append(
-        game, seq=seq, kind=kind, seat=seat, actor=actor, user=user, action=action,
-        events=events, idempotency_key=idempotency_key, now=now, columns=columns,
-        state=state.to_dict(),
-    )
-    for name, value in columns.items():
-        setattr(game, name, value)
-
+    event = _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,
+                   action=action, events=events, idempotency_key=idempotency_key, now=now,
+                   columns=columns)
     for bot in bots_to_move:
         effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq)
     return event
+
+
+def append_note(game, *, kind, actor, user, seat, events, columns=None, now=None):
+    """Appends an event that leaves the engine's state as it is (`action` None, so
+    load_state and replays pass over it, as over the deal): a moderator's. `columns` are
+    the game's columns that change with it; they are written with the event.
+
+    Must run inside the transaction that locked `game`; reads the snapshot itself, after
+    the lock, so the state it moves along is the current one. After commit the table is
+    pushed, once it has been dealt (a table not yet dealt has no page: the table page and
+    its socket refuse open tables). Returns the GameEvent.
+    """
+    now = now or timezone.now()
+    seq = game.last_seq + 1
+    state = store.current_state(game)
+    if state is not None:
+        effects.game_changed_on_commit(game, seq, state)
+    return _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,
+                  action=None, events=events, idempotency_key=None, now=now,
+                  columns=columns or {})
+
+
+def _write(game, seq, state, *, columns, **event):
+    """The one write of a game's event: event `seq` (= game.last_seq + 1), `last_seq` and
+    the game's `columns`, and the snapshot at `state` (None: a table not yet dealt, which
+    has no snapshot), in one statement (games.store); `game` is brought up to date, before
+    the commit, for the push that reads it after."""
+    columns = {"last_seq": seq, **columns}
+    written = store.append(game, seq=seq, columns=columns,
+                           state=None if state is None else state.to_dict(), **event)
+    for name, value in columns.items():
+        setattr(game, name, value)
+    return written

@@ -1,9 +1,10 @@
 """Moderator actions: abort a table, hand a seat to a bot, remove a user, suspend or ban.
 
 Each action on a table appends one GameEvent (actor "moderator", `user` = the
-moderator, `created_at` = when) under the game row's lock, beside
-`decisions.apply_decision`. Its `action` is None, so replays and `load_state`
-pass over it like the deal: the engine's state is never changed by a
+moderator, `created_at` = when) through the decision door
+(`decisions.append_note`), under the game row's lock, written together with the
+game's columns the action changes. Its `action` is None, so replays and
+`load_state` pass over it like the deal: the engine's state is never changed by a
 moderator. Its `events` hold one public line (what happened, for the table's
 log and replays) and one staff-only note with the reason (`visible_to: []`,
 which `events_for` shows to no seat). Actions on an account append an
@@ -19,9 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import AccountAudit, User
-from games import effects, store
+from games import deadlines, effects
 from games.actions import decisions
-from games.models import Game, GameEvent, GameSnapshot, Seat
+from games.models import Game, GameEvent, Seat
 
 MODERATOR_KIND = "moderator"
 DEFAULT_BOT = Seat.BotLevel.NORMAL
@@ -42,24 +43,16 @@ def _lock(game_id):
     return Game.objects.select_for_update(of=("self",)).get(pk=game_id)
 
 
-def _append(game, *, what, seat, moderator, reason, **details):
-    """Appends the moderator's event after game.last_seq; inside the game's lock."""
-    now = timezone.now()
-    seq = game.last_seq + 1
+def _append(game, *, what, seat, moderator, reason, columns=None, now=None, **details):
+    """Appends the moderator's event and the game's `columns` it changes; inside the
+    game's lock."""
     public = {"type": "moderator", "action": what, "seat": seat, **details, "visible_to": None}
     note = {"type": "moderator_note", "reason": reason,
             "moderator": moderator.get_username(), "visible_to": []}
-    event = GameEvent.objects.create(
-        game=game, seq=seq, kind=MODERATOR_KIND, seat=seat, actor=GameEvent.Actor.MODERATOR,
-        user=moderator, action=None, events=[public, note], created_at=now,
+    return decisions.append_note(
+        game, kind=MODERATOR_KIND, actor=GameEvent.Actor.MODERATOR, user=moderator, seat=seat,
+        events=[public, note], columns=columns, now=now,
     )
-    game.last_seq = seq
-    Game.objects.filter(pk=game.pk).update(last_seq=seq)
-    # The state did not change; moving the snapshot's number along keeps load_state from
-    # reading the events after it again.
-    GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq)
-    transaction.on_commit(partial(effects.game_changed, game.pk, game.players, seq))
-    return event
 
 
 def abort_table(game_id, moderator, reason):
@@ -69,21 +62,26 @@ def abort_table(game_id, moderator, reason):
         game = _lock(game_id)
         if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
             raise ModerationError(f"Table {game.pk} is already {game.get_status_display().lower()}.")
-        event = _append(game, what="abort", seat=None, moderator=moderator, reason=reason)
-        Game.objects.filter(pk=game.pk).update(
-            status=Game.Status.ABORTED, finished_at=timezone.now(), deadline_at=None,
-            bot_due_at=None, turn=None, waiting_on=[],
-        )
-        return event
+        now = timezone.now()
+        return _append(game, what="abort", seat=None, moderator=moderator, reason=reason,
+                       now=now, columns={"status": Game.Status.ABORTED, "finished_at": now,
+                                         **decisions.nothing_pending()})
 
 
-def _schedule_bot_if_due(game, number):
-    if game.status != Game.Status.ACTIVE:
-        return
-    state = store.load_state(Game.objects.select_related("snapshot").get(pk=game.pk))
-    if number in decisions.pending_seats(state):
-        Game.objects.filter(pk=game.pk).update(bot_due_at=timezone.now())
-        effects.task_on_commit("games.tasks.play_bot", game.pk, number, game.last_seq)
+def _bot_columns(game, number, now):
+    """A running game's columns once seat `number` is a bot's: the seat is in `bot_seats`
+    and has no clock, hold or stand-in entry of its own (a bot neither times out nor is
+    held for a player's return), and, when it has a decision pending, its move is due now."""
+    key = str(number)
+    clocks = {k: v for k, v in game.clocks.items() if k != key}
+    presence = {k: v for k, v in game.presence.items() if k != key}
+    stand_ins = {k: v for k, v in game.stand_ins.items() if k != key}
+    columns = {"bot_seats": sorted({*game.bot_seats, number}), "clocks": clocks,
+               "presence": presence, "stand_ins": stand_ins,
+               **deadlines.columns(clocks, presence, stand_ins)}
+    if number in game.waiting_on:
+        columns["bot_due_at"] = now
+    return columns
 
 
 def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT, *, what="bot"):
@@ -101,14 +99,15 @@ def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT, *, w
         former = seat.user
         seat.user, seat.bot_level = None, level
         seat.save(update_fields=["user", "bot_level"])
-        if game.status == Game.Status.ACTIVE and number not in game.bot_seats:
-            game.bot_seats = sorted([*game.bot_seats, number])
-            Game.objects.filter(pk=game.pk).update(bot_seats=game.bot_seats)
+        now = timezone.now()
+        running = game.status == Game.Status.ACTIVE
+        columns = _bot_columns(game, number, now) if running else {}
         event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
-                        player=former.name, bot=level)
+                        now=now, columns=columns, player=former.name, bot=level)
         # The former player's open socket at this table is closed (it acted for the seat).
         transaction.on_commit(partial(effects.access_changed, former.pk))
-        _schedule_bot_if_due(game, number)
+        if running and number in game.waiting_on:
+            effects.task_on_commit("games.tasks.play_bot", game.pk, number, game.last_seq)
         return event
 
 
@@ -128,12 +127,12 @@ def remove_user(game_id, user, moderator, reason):
             raise ModerationError(f"Table {game.pk} is not being played.")
         seat.user = None
         seat.save(update_fields=["user"])
-        event = _append(game, what="remove", seat=seat.number, moderator=moderator,
-                        reason=reason, player=user.name)
+        columns = {}
         if game.host_id == user.pk:
             game.seats.update(user=None, bot_level="")
-            Game.objects.filter(pk=game.pk).update(status=Game.Status.ABORTED)
-        return event
+            columns["status"] = Game.Status.ABORTED
+        return _append(game, what="remove", seat=seat.number, moderator=moderator,
+                       reason=reason, columns=columns, player=user.name)
 
 
 def _bench_running_seats(user, moderator, reason):

@@ -35,12 +35,12 @@ def _real_bot(game, seat):
     return seat in game.bot_seats and str(seat) not in (game.stand_ins or {})
 
 
-def _save(game, presence, now, **more):
-    clocks = more.get("clocks", game.clocks or {})
-    stand_ins = more.get("stand_ins", game.stand_ins or {})
+def _save(game, presence, **more):
+    """Writes the seat's `presence` and the `more` columns that changed with it, and the
+    deadline columns that follow from them."""
+    clocks = more.get("clocks", game.clocks)
+    stand_ins = more.get("stand_ins", game.stand_ins)
     columns = {"presence": presence, **more, **deadlines.columns(clocks, presence, stand_ins)}
-    if game.status != Game.Status.ACTIVE:
-        columns.update(deadline_at=game.deadline_at, wake_at=game.wake_at)
     Game.objects.filter(pk=game.pk).update(**columns)
 
 
@@ -72,7 +72,7 @@ def seat_connected(game_id, seat):
                                   str(seat): deadlines.new_clock(game, game.last_seq, kind, now)}
                 if game.pace == Game.Pace.REALTIME:
                     more.update(clock.countdown_columns(game, now + game.decision_window(), now))
-        _save(game, presence, now, **more)
+        _save(game, presence, **more)
     return entry
 
 
@@ -97,5 +97,5 @@ def seat_disconnected(game_id, seat):
             hold = timedelta(seconds=settings.DISCONNECT_HOLD_SECONDS)
             entry.update(away_since=deadlines.iso(now), hold_until=deadlines.iso(now + hold))
         presence[str(seat)] = entry
-        _save(game, presence, now)
+        _save(game, presence)
     return entry

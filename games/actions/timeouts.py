@@ -119,9 +119,8 @@ def handle(game, now):
     Game.objects.filter(pk=game.pk).update(**columns)
     for name, value in columns.items():
         setattr(game, name, value)
-    if wake_bots:
-        for seat in wake_bots:
-            effects.task_on_commit("games.tasks.play_bot", game.pk, seat, game.last_seq)
+    for seat in wake_bots:
+        effects.task_on_commit("games.tasks.play_bot", game.pk, seat, game.last_seq)
 
     # Time-outs one at a time: each is a decision that may change who is waited on.
     for _ in range(2 * game.players + 2):
@@ -145,18 +144,14 @@ def _deliver(game_id):
 
 def _time_out(game, seat, clock, now):
     """Makes the time-out decision of `seat` through apply_decision, as a `timeout` event.
-
-    Returns the DecisionResult, or None when this decision's time-out was already
-    recorded (then nothing changes but the clock being dropped).
-    """
+    When this decision's time-out was already recorded, nothing changes but the clock being
+    dropped."""
     key = str(seat)
     idempotency_key = f"timeout-{seat}-{clock['since']}"
     try:
         with transaction.atomic():
-            result = _decide_for(game, seat, key, idempotency_key, now)
-            if result.replayed:
+            if _decide_for(game, seat, key, idempotency_key, now).replayed:
                 raise _AlreadyFired
-        return result
     except (_AlreadyFired, decisions.IdempotencyConflict, engine.IllegalAction):
         # This decision's time-out was recorded before (the savepoint undid this
         # firing's count); never loop on it: drop the clock.
@@ -164,7 +159,6 @@ def _time_out(game, seat, clock, now):
         clocks = {k: v for k, v in game.clocks.items() if k != key}
         Game.objects.filter(pk=game.pk).update(
             clocks=clocks, **deadlines.columns(clocks, game.presence, game.stand_ins))
-        return None
 
 
 class _AlreadyFired(Exception):

@@ -359,3 +359,11 @@ def all_events(game_id):
     for events in rows:
         history.extend(events)
     return history
+
+
+def current_state(game):
+    """The engine game of `game` with its snapshot read now, or None for a table not yet
+    dealt (no snapshot). Called under the game's row lock, it is the current state: every
+    writer moves the snapshot under that lock."""
+    snapshot = GameSnapshot.objects.filter(game_id=game.pk).first()
+    return None if snapshot is None else load_state(game, snapshot)

@@ -1,10 +1,11 @@
-"""Real processes for the fault tests (issue 8): Celery workers and beat, Daphne servers, a
-Redis of our own (port 6391, so that restarting it troubles nobody) and an SMTP server.
+"""Real processes for the fault tests: Celery workers and beat, Daphne servers, a Redis of
+our own (port 6391, so that restarting it troubles nobody) and an SMTP server.
 
 Every process is a subprocess run against this test's PostgreSQL database (the tests are
 transactional, so the processes see what the test commits and the test sees what they
-commit). Faults are injected with SIGKILL, by restarting Redis, and through the inert fault
-points of `games.faults` (WCT_FAULT, armed once by a file the test creates).
+commit). Faults are injected with SIGKILL, by restarting Redis, and at exact points: a
+worker or Daphne started with a `Fault` runs through `tests.faults.run`, which wraps the
+site's functions at that point (tests/faults/points.py) before the program starts.
 
 These tests need PostgreSQL and Redis (DATABASE_URL, REDIS_URL) and, for the browser ones,
 Debian's Chromium; they skip only when one of those is absent. `.ci/run` provides them all.
@@ -19,6 +20,7 @@ import sys
 import time
 import uuid
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -34,8 +36,7 @@ ROOT = Path(settings.BASE_DIR)
 # Our own Redis (never the shared one on 6379); one port per pytest-xdist worker, if any.
 OWN_REDIS_PORT = 6391 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 # What a subprocess must not inherit from the test run.
-_NOT_INHERITED = ("CELERY_TASK_ALWAYS_EAGER", "WCT_FAULT", "WCT_FAULT_ACTION", "WCT_FAULT_ARM",
-                  "DJANGO_ALLOW_ASYNC_UNSAFE")
+_NOT_INHERITED = ("CELERY_TASK_ALWAYS_EAGER", "DJANGO_ALLOW_ASYNC_UNSAFE")
 
 
 def database_url():
@@ -81,6 +82,23 @@ def require_real_parts():
                     ".ci/run sets it")
 
 
+@dataclass(frozen=True)
+class Fault:
+    """A fault point armed once (tests/faults/points.py) for the processes started with it:
+    the first of them to reach `point` ("<point>" or "<point>:<detail>") removes `arm` and
+    is killed (`kill`) or loses its database connection (`disconnect`)."""
+
+    point: str
+    action: str
+    arm: Path
+
+    @property
+    def fired(self):
+        """What the process that fired wrote ("<pid> <point> <detail>"), or ""."""
+        note = self.arm.with_name(self.arm.name + ".fired")
+        return note.read_text() if note.exists() else ""
+
+
 class Stack:
     """The processes of one test. Each has a log file (kept across restarts); all are
     stopped when the test ends."""
@@ -102,28 +120,27 @@ class Stack:
                         SESSION_COOKIE_SECURE="false", CSRF_COOKIE_SECURE="false",
                         SECURE_HSTS_SECONDS="0")
 
-    # --- faults -------------------------------------------------------------------------
-
-    def arm(self, name="fault"):
-        """A fault armed once: returns the file whose removal shows that it fired."""
-        path = self.dir / f"{name}.armed"
-        path.write_text("armed\n")
-        return path
-
-    def fault_env(self, point, action="kill", name="fault"):
-        arm = self.arm(name)
-        return arm, {"WCT_FAULT": point, "WCT_FAULT_ACTION": action, "WCT_FAULT_ARM": str(arm)}
+    def fault(self, point, action="kill", name="fault"):
+        """A fault at `point`, armed until a process started with it fires it."""
+        arm = self.dir / f"{name}.armed"
+        arm.write_text("armed\n")
+        return Fault(point, action, arm)
 
     # --- processes ----------------------------------------------------------------------
 
-    def start(self, name, argv, env=None):
+    def start(self, name, program, args, env=None, fault=None):
+        """Starts `program` (celery, daphne) with `args`; through tests.faults.run when a
+        `fault` is given."""
         path = self.dir / f"{name}.log"
         log = self._logs.get(name)
         if log is None or log.closed:
             log = self._logs[name] = open(path, "ab")
-        log.write(f"\n----- start {' '.join(argv[2:6])}\n".encode())
+        log.write(f"\n----- start {program} {' '.join(args[:3])}\n".encode())
         log.flush()
-        proc = subprocess.Popen(argv, cwd=ROOT, env={**self.env, **(env or {})}, stdout=log,
+        launcher = ["-m"] if fault is None else [
+            "-m", "tests.faults.run", fault.point, fault.action, str(fault.arm)]
+        proc = subprocess.Popen([sys.executable, *launcher, program, *args], cwd=ROOT,
+                                env={**self.env, **(env or {})}, stdout=log,
                                 stderr=subprocess.STDOUT)
         self.procs[name] = proc
         return proc
@@ -132,29 +149,28 @@ class Stack:
         path = self.dir / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    def worker(self, name="worker", pool="solo", env=None):
+    def worker(self, name="worker", pool="solo", env=None, fault=None):
         """A Celery worker on this test's queue; returns once it is ready to take tasks."""
         node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
         before = len(self.log(name))
-        proc = self.start(name, [
-            sys.executable, "-m", "celery", "-A", "config", "worker", "-P", pool, "-c", "1",
-            "-n", node, "-l", "INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat"], env)
+        proc = self.start(name, "celery", [
+            "-A", "config", "worker", "-P", pool, "-c", "1", "-n", node, "-l", "INFO",
+            "--without-gossip", "--without-mingle", "--without-heartbeat"], env, fault)
         wait_until(lambda: "ready." in self.log(name)[before:] or proc.poll() is not None,
                    90, f"worker {name} to start", lambda: self.log(name)[-3000:])
         assert proc.poll() is None, self.log(name)[-3000:]
         return proc
 
     def beat(self, env=None):
-        return self.start("beat", [
-            sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "INFO",
+        return self.start("beat", "celery", [
+            "-A", "config", "beat", "-l", "INFO",
             "--schedule", str(self.dir / f"beat-{uuid.uuid4().hex[:6]}")], env)
 
-    def daphne(self, name="daphne", env=None):
+    def daphne(self, name="daphne", env=None, fault=None):
         """A Daphne serving config.asgi; returns its base URL once it accepts connections."""
         port = free_port()
-        proc = self.start(name, [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p",
-                                 str(port), "config.asgi:application"], env)
+        proc = self.start(name, "daphne", ["-b", "127.0.0.1", "-p", str(port),
+                                           "config.asgi:application"], env, fault)
         wait_until(lambda: _port_open(port) or proc.poll() is not None, 30,
                    f"{name} to listen", lambda: self.log(name)[-3000:])
         assert proc.poll() is None, self.log(name)[-3000:]

@@ -1,9 +1,9 @@
 """The database connection lost in the middle of a move: the player is told clearly, nothing
 of the move is stored, and the same move sent again (same idempotency key) counts once.
 
-The loss is real: a Daphne started with the fault point `decision.written:person` has
-PostgreSQL end its own connection (pg_terminate_backend) once the move's event, snapshot
-and columns are written and before they are committed.
+The loss is real: a Daphne started with the fault point `decision.written:person`
+(tests/faults/points.py) has PostgreSQL end its own connection (pg_terminate_backend) once
+the move's event, snapshot and columns are written and before they are committed.
 """
 
 import asyncio
@@ -56,8 +56,8 @@ def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearl
     stack
 ):
     (ana, *_), game = _four_people()
-    arm, fault = stack.fault_env("decision.written:person", action="disconnect")
-    url = stack.daphne(env=fault)
+    fault = stack.fault("decision.written:person", action="disconnect")
+    url = stack.daphne(fault=fault)
     card = store.load_state(game).legal_actions(0)[0]["card"]
     move = {"type": "act", "action": {"type": "pass", "card": card}, "key": "first-try"}
     before = _stored(game)
@@ -65,7 +65,7 @@ def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearl
     hello, refused = asyncio.run(_talk(url, session_cookie(ana), [f"/ws/games/{game.pk}/", move]))
 
     assert hello["type"] == "hello" and hello["seat"] == 0
-    assert not arm.exists()  # the connection really was cut
+    assert not fault.arm.exists()  # the connection really was cut
     assert refused == {"type": "error", "key": "first-try", "message": decisions.NOT_SAVED}
     assert _stored(game) == before  # no event, no snapshot, no column changed
 
@@ -87,8 +87,8 @@ def test_a_clicked_move_whose_database_connection_dies_shows_an_error_and_can_be
     stack, chromium_browser
 ):
     (ana, *_), game = _four_people()
-    arm, fault = stack.fault_env("decision.written:person", action="disconnect")
-    url = stack.daphne(env=fault)
+    fault = stack.fault("decision.written:person", action="disconnect")
+    url = stack.daphne(fault=fault)
     page = page_for(chromium_browser, url, ana)
     page.goto(f"{url}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
@@ -98,7 +98,7 @@ def test_a_clicked_move_whose_database_connection_dies_shows_an_error_and_can_be
     page.get_by_role("button", name="Pass card").click()
 
     page.locator("#table-status [role=alert]", has_text=decisions.NOT_SAVED).wait_for()
-    assert not arm.exists()
+    assert not fault.arm.exists()
     assert _stored(game) == before
     # The page still offers the same choice, the card still chosen; sent again, it goes through.
     assert page.locator("#hand-form .choosable[aria-pressed=true]").count() == 1

@@ -1,7 +1,7 @@
 """A Celery worker killed (SIGKILL) in the middle of a bot move, of a deadline firing and of
 a reminder email, then started again: exactly one move, at most one email.
 
-The kill comes from inside the worker, at an exact point (games.faults: WCT_FAULT, armed
+The kill comes from inside the worker, at an exact point (tests/faults/points.py, armed
 once by a file), so that it lands between the write and the commit, or between the commit
 and the broker's acknowledgement, every time. Nothing in this process runs a task: the
 worker (and beat, where a sweep is the way back) are real subprocesses on Redis and
@@ -48,21 +48,21 @@ def _three_people_and_a_bot():
 
 
 def test_a_worker_killed_between_a_bot_moves_write_and_its_commit_makes_it_once(stack):
-    arm, fault = stack.fault_env("decision.written:bot")
-    stack.worker(env={**fault, **FAST_REDELIVERY})
+    fault = stack.fault("decision.written:bot")
+    stack.worker(env=FAST_REDELIVERY, fault=fault)
 
     game = _three_people_and_a_bot()
 
     # The worker chose the bot's card, wrote the event and the snapshot, and died.
     stack.wait_dead("worker")
-    assert not arm.exists() and "decision.written bot" in arm.with_name(arm.name + ".fired").read_text()
+    assert not fault.arm.exists() and "decision.written bot" in fault.fired
     game.refresh_from_db()
     assert game.last_seq == 1 and _events(game, actor="bot") == []  # PostgreSQL rolled it back
     assert 3 in game.waiting_on
 
     # Restarted: the task that was never acknowledged comes back from the broker (there is
     # no beat here, and nobody else sends the bot's move) and the move is made once.
-    stack.worker(env={**fault, **FAST_REDELIVERY})
+    stack.worker(env=FAST_REDELIVERY, fault=fault)
     wait_until(lambda: _events(game, actor="bot"), 60, "the bot's move after the restart",
                lambda: stack.log("worker")[-3000:])
     time.sleep(2)  # room for a wrong second move
@@ -72,17 +72,17 @@ def test_a_worker_killed_between_a_bot_moves_write_and_its_commit_makes_it_once(
 
 
 def test_a_worker_killed_after_a_bot_moves_commit_but_before_its_ack_does_not_move_twice(stack):
-    arm, fault = stack.fault_env("decision.committed:bot")
-    stack.worker(env={**fault, **FAST_REDELIVERY})
+    fault = stack.fault("decision.committed:bot")
+    stack.worker(env=FAST_REDELIVERY, fault=fault)
 
     game = _three_people_and_a_bot()
 
     stack.wait_dead("worker")
-    assert not arm.exists()
+    assert not fault.arm.exists()
     (move,) = _events(game, actor="bot")  # committed before the kill
 
     # The broker hands the unacknowledged task to the new worker, which runs it again...
-    stack.worker(env={**fault, **FAST_REDELIVERY})
+    stack.worker(env=FAST_REDELIVERY, fault=fault)
     wait_until(
         lambda: "'stale'" in stack.log("worker").split("----- start")[-1],
         60, "the redelivered bot task to run again", lambda: stack.log("worker")[-3000:])
@@ -97,12 +97,12 @@ def test_a_pool_process_killed_mid_bot_move_gets_its_task_back_at_once(stack):
     """The prefork pool: the process running the task dies (the OOM killer, say) while the
     worker lives on. task_reject_on_worker_lost puts the task back at once (no visibility
     timeout to wait out here: the production 600 s), and the bot moves once."""
-    arm, fault = stack.fault_env("decision.written:bot")
-    stack.worker(pool="prefork", env=fault)
+    fault = stack.fault("decision.written:bot")
+    stack.worker(pool="prefork", fault=fault)
 
     game = _three_people_and_a_bot()
 
-    wait_until(lambda: not arm.exists(), 30, "the pool process to die mid-move")
+    wait_until(lambda: not fault.arm.exists(), 30, "the pool process to die mid-move")
     wait_until(lambda: _events(game, actor="bot"), 30, "the bot's move, run again",
                lambda: stack.log("worker")[-3000:])
     time.sleep(1)
@@ -117,15 +117,15 @@ def test_a_bot_move_whose_database_connection_dies_is_retried_and_made_once(stac
     """Not a kill: PostgreSQL ends the worker's connection between the bot move's write and
     its commit. The task is told the move was not saved, retries a second later on a new
     connection, and the bot moves once (no beat, no restart: the retry alone)."""
-    arm, fault = stack.fault_env("decision.written:bot", action="disconnect")
-    stack.worker(env=fault)
+    fault = stack.fault("decision.written:bot", action="disconnect")
+    stack.worker(fault=fault)
 
     game = _three_people_and_a_bot()
 
     wait_until(lambda: _events(game, actor="bot"), 30, "the bot's move, retried",
                lambda: stack.log("worker")[-3000:])
     time.sleep(1.5)
-    assert not arm.exists()
+    assert not fault.arm.exists()
     (move,) = _events(game, actor="bot")
     assert move.idempotency_key == "bot-3-1"
     log = stack.log("worker")
@@ -146,21 +146,21 @@ def _due_now(game, seats=None):
 
 def test_a_worker_killed_in_the_middle_of_a_time_out_fires_it_once_after_the_restart(stack):
     people = [make_user(name) for name in ("ana", "bo", "cy", "di")]
-    arm, fault = stack.fault_env("decision.written:timeout")
-    stack.worker(env=fault)
+    fault = stack.fault("decision.written:timeout")
+    stack.worker(fault=fault)
     stack.beat(env={"CLOCK_SWEEP_SECONDS": "1"})
     game = make_started_game(people, pace=Game.Pace.REALTIME, move_seconds=30)
     assert sorted(game.clocks) == ["0", "1", "2", "3"]  # everyone chooses a setup card
 
     _due_now(game)
     stack.wait_dead("worker")
-    assert not arm.exists()
+    assert not fault.arm.exists()
     game.refresh_from_db()
     # The first time-out was written (the event, the seat's time-out count) and rolled back.
     assert game.last_seq == 1 and game.timeouts == {} and len(game.clocks) == 4
 
     # Restarted: beat's sweep finds the clocks still due and fires each once.
-    stack.worker(env=fault)
+    stack.worker(fault=fault)
     wait_until(lambda: len(_events(game, actor="timeout")) == 4, 60, "the four time-outs",
                lambda: stack.log("worker")[-3000:])
     time.sleep(2)  # several more sweeps
@@ -180,10 +180,10 @@ def test_a_worker_killed_while_sending_a_reminder_sends_it_at_most_once(
 ):
     port, received = smtp_server
     people = [make_user(name) for name in ("ana", "bo", "cy", "di")]
-    arm, fault = stack.fault_env(point)
+    fault = stack.fault(point)
     smtp = {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(port), "EMAIL_USE_TLS": "false",
             "OUTBOX_RETRY_SECONDS": "1", "CLOCK_SWEEP_SECONDS": "1"}
-    stack.worker(env={**fault, **smtp, **FAST_REDELIVERY})
+    stack.worker(env={**smtp, **FAST_REDELIVERY}, fault=fault)
     stack.beat(env=smtp)
     game = make_started_game(people, pace=Game.Pace.TURN_BASED, turn_hours=24)
     # The four "your turn" emails of the deal go out first (the fault is for reminders).
@@ -196,11 +196,11 @@ def test_a_worker_killed_while_sending_a_reminder_sends_it_at_most_once(
     clocks = {**game.clocks, "0": {**game.clocks["0"], "remind_at": now.isoformat()}}
     Game.objects.filter(pk=game.pk).update(clocks=clocks, wake_at=now)
     stack.wait_dead("worker")
-    assert not arm.exists()
+    assert not fault.arm.exists()
 
     # Restarted, with the outbox retry (1 s), the sweep (1 s) and the broker's redelivery
     # (2 s) all running: whatever state the row was left in, no second email.
-    stack.worker(env={**fault, **smtp, **FAST_REDELIVERY})
+    stack.worker(env={**smtp, **FAST_REDELIVERY}, fault=fault)
     time.sleep(6)
     subjects = [email.message_from_bytes(e.content)["Subject"] for e in received]
     sent = [s for s in subjects if s.startswith("Reminder")]

@@ -4,11 +4,9 @@ The clock is moved with time_machine; the sweep and the countdown task are
 called directly (a real worker and beat run them in tests/integration).
 """
 
-from datetime import timedelta
-
 import pytest
 
-from games import deadlines, effects, engine, store, tasks
+from games import effects, engine, store, tasks
 from games.actions import presence, timeouts
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game
@@ -47,7 +45,6 @@ def test_every_person_who_must_decide_gets_a_clock_of_the_move_timer(four):
         assert (entry["since"], entry["kind"], entry["remind_at"]) == (1, "setup", None)
         assert due_of(game, seat) == at(15)
     assert game.deadline_at == at(15) and game.wake_at == at(15)
-    assert deadlines.time_left(game, 2, now=at(5)) == timedelta(seconds=10)
 
 
 def test_bot_seats_have_no_clock(ana):

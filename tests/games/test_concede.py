@@ -1,4 +1,4 @@
-"""Conceding through the service (rule book, "Leaving a game"): the whole team leaves,
+"""Conceding through the decision door (rule book, "Leaving a game"): the whole team leaves,
 the others play on or the last team wins at once, leavers rank below those who stayed."""
 
 import pytest

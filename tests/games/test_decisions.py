@@ -1,3 +1,5 @@
+import ast
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -10,6 +12,8 @@ from games.models import Game, GameEvent, GameSnapshot
 from tests.conftest import make_started_game, play_one, play_until
 
 pytestmark = pytest.mark.django_db
+
+GAMES = Path(__file__).resolve().parents[2] / "games"
 
 
 def frozen(game):
@@ -208,3 +212,39 @@ def test_nothing_is_scheduled_or_sent_when_the_decision_is_refused(
             decisions.apply_decision(game.pk, 0, {"type": "draw"}, "person")
 
     assert callbacks == []
+
+
+def event_writes(source):
+    """(line, code) of each statement in `source` that writes an event row or moves a
+    game's `last_seq` itself."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = ast.unparse(node.func)
+        creates = func == "GameEvent" or (
+            func.startswith("GameEvent.objects.") and func.endswith("create"))
+        bumps = func.endswith(".update") and any(k.arg == "last_seq" for k in node.keywords)
+        if creates or bumps:
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+@pytest.mark.django_db(False)
+def test_no_module_but_the_store_writes_an_event_row_or_moves_last_seq():
+    """One door: a moderator's event, like every decision, is written by store.append
+    through decisions (append_note, _record)."""
+    offenders = {
+        str(path.relative_to(GAMES)): found
+        for path in GAMES.rglob("*.py")
+        if not {"migrations", "store"} & set(path.parts)
+        and (found := event_writes(path.read_text()))
+    }
+    assert offenders == {}
+
+
+@pytest.mark.django_db(False)
+def test_the_event_write_check_sees_one():
+    sample = ("GameEvent.objects.create(game=game, seq=seq)\n"
+              "Game.objects.filter(pk=game.pk).update(last_seq=seq)\n")
+    assert [line for line, _ in event_writes(sample)] == [1, 2]

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 # PostgreSQL: SAVEPOINT + lock (game and snapshot) + idempotency look-up + one
 # write (a statement whose CTEs insert the event and update the game and the
-# snapshot, games/store.py) + RELEASE SAVEPOINT. Other backends take the ORM
+# snapshot, games.store.append) + RELEASE SAVEPOINT. Other backends take the ORM
 # path, where the write is three statements (insert event, update game, update
 # snapshot). (In a test the outer transaction turns atomic() into a savepoint;
 # outside one these are BEGIN and COMMIT.)

@@ -4,16 +4,20 @@ none of it is reachable by players."""
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import AccountAudit, User
-from games import store
-from games.actions import decisions, moderation
+from games import push, store
+from games.actions import decisions, moderation, presence, timeouts
 from games.models import Game, GameEvent, Seat
+from lobby import services as lobby
 from lobby.models import Report
 from tests.conftest import PASSWORD, make_started_game, make_table, play_until
+from tests.games.clock_support import at, fresh, move_as_person, timeout_events, travel
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +42,7 @@ def assert_moderator_event(event, mod, what, reason, seat=None):
                     "visible_to": []}
 
 
-# --- Services -------------------------------------------------------------------------
+# --- The actions ----------------------------------------------------------------------
 
 
 def test_aborting_a_running_table_ends_it_with_no_result_and_records_why(four, mod):
@@ -51,6 +55,7 @@ def test_aborting_a_running_table_ends_it_with_no_result_and_records_why(four, m
     game.refresh_from_db()
     assert game.status == Game.Status.ABORTED
     assert (game.deadline_at, game.bot_due_at, game.waiting_on) == (None, None, [])
+    assert (game.clocks, game.wake_at) == ({}, None)  # nothing left for the clock sweep
     assert_moderator_event(last_event(game), mod, "abort", "players colluding")
     assert game.last_seq == 13 and game.snapshot.seq == 13
     assert store.load_state(game).to_dict() == before == store.replay(game).to_dict()
@@ -94,10 +99,63 @@ def test_replacing_a_player_by_a_bot_hands_the_seat_on_and_the_game_goes_on(
     assert store.replay(game).to_dict() == game.snapshot.state
 
 
+def test_a_seat_handed_to_a_bot_keeps_no_clock_or_hold_and_never_times_out(four, mod):
+    with travel(at(0)):
+        game = make_started_game(four)  # real time: every seat has a 30 s setup clock
+    with travel(at(10)):
+        for seat in (0, 1, 2):
+            move_as_person(game, seat)
+        presence.seat_disconnected(game.pk, 3)
+    assert fresh(game).deadline_at == at(30) and fresh(game).presence["3"]["hold_until"]
+
+    with travel(at(12)):
+        moderation.replace_with_bot(game.pk, 3, mod, "away for good", "easy")
+
+    game = fresh(game)
+    assert (game.clocks, game.presence, game.deadline_at, game.wake_at) == ({}, {}, None, None)
+    assert game.bot_seats == [3] and game.bot_due_at == at(12)
+    with travel(at(200)):
+        timeouts.sweep()
+    assert timeout_events(game) == []
+
+
+def test_a_moderator_action_is_pushed_to_the_table_after_commit_without_its_reason(
+    four, mod, django_capture_on_commit_callbacks
+):
+    game = make_started_game(four)
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(push.seat_group(game.pk, 0), channel)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.replace_with_bot(game.pk, 1, mod, "abusive chat")
+
+    message = async_to_sync(layer.receive)(channel)
+    assert message["seq"] == 2
+    assert "A moderator handed Bo&#x27;s seat to a bot." in message["html"]
+    assert "abusive chat" not in message["html"]
+
+
+def test_a_table_a_moderator_acted_on_before_its_start_deals_and_replays(ana, bo, cy, di, mod):
+    game = make_table(ana)
+    lobby.take_seat(game.pk, bo, 1)
+    lobby.take_seat(game.pk, cy, 2)
+    moderation.remove_user(game.pk, cy, mod, "rude name")
+    lobby.take_seat(game.pk, di, 2)
+    lobby.add_bot(game.pk, ana, 3, "easy")
+
+    lobby.start_table(game.pk, ana)
+    play_until(game, 6)
+
+    game.refresh_from_db()
+    assert list(GameEvent.objects.filter(game=game).order_by("seq").values_list("kind", flat=True)[:2]) == [
+        "moderator", "deal"]
+    assert game.last_seq == 6 and game.snapshot.seq == 6
+    assert store.replay(game).to_dict() == game.snapshot.state
+
+
 def test_removing_a_user_from_an_open_table_empties_the_seat(ana, bo, mod):
     game = make_table(ana)
-    from lobby import services as lobby
-
     lobby.take_seat(game.pk, bo, 2)
     moderation.remove_user(game.pk, bo, mod, "rude name")
     assert Seat.objects.get(game=game, number=2).is_empty
@@ -124,8 +182,6 @@ def test_a_ban_records_an_audit_row_and_hands_every_running_seat_to_a_bot(four, 
     running = make_started_game(four)
     other = make_started_game([cy, bo, ed, di])
     waiting = make_table(ed)
-    from lobby import services as lobby
-
     lobby.take_seat(waiting.pk, bo, 1)
 
     moderation.ban(bo, mod, "cheating")
