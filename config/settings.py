@@ -243,6 +243,9 @@ CELERY_BEAT_SCHEDULE["sweep-clocks"] = {
 }
 # How long a bot decision may wait before the sweep sends it again.
 BOT_STALL_SECONDS = envint("BOT_STALL_SECONDS", 15)
+# In real time a bot waits about this long before its move (two thirds to four thirds of
+# it), so that people can follow the table; 0 plays at once. Turn-by-turn games: at once.
+BOT_PACE_MS = envint("BOT_PACE_MS", 1500)
 # Clocks (docs/clocks.md).
 CLOCK_SWEEP_BATCH = envint("CLOCK_SWEEP_BATCH", 50)
 DISCONNECT_HOLD_SECONDS = envint("DISCONNECT_HOLD_SECONDS", 120)

@@ -4,6 +4,7 @@ Ana hosts; Bo, Cy and Di join; Ed is an outsider who never sits down.
 """
 
 import itertools
+import os
 import threading
 import uuid
 
@@ -16,6 +17,16 @@ from games import store
 from games.actions import decisions
 from games.models import Game, GameEvent
 from lobby import services as lobby
+
+# Bots move at once in the tests (and in the workers and servers they start), unless a test
+# of the bots' human pace sets it: a game of bots at a person's pace takes minutes.
+os.environ["BOT_PACE_MS"] = "0"
+
+
+@pytest.fixture(autouse=True)
+def bots_move_at_once(settings):
+    settings.BOT_PACE_MS = 0
+
 
 PASSWORD = "wild-cards-correct-horse-9"
 # Fixed seeds, so that a failing test deals the same cards when run again.

@@ -10,8 +10,10 @@ moves) to run after commit.
 
 import functools
 import logging
+import random
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
@@ -249,9 +251,19 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     event = _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,
                    action=action, events=events, idempotency_key=idempotency_key, now=now,
                    columns=columns)
+    pace = bot_pace(game)
     for bot in bots_to_move:
-        effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq)
+        effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq, **pace)
     return event
+
+
+def bot_pace(game):
+    """The `countdown` of a bot's move: in real time about BOT_PACE_MS (2/3 to 4/3 of it,
+    so that bots do not move like clockwork), so that a person can see each move land;
+    nothing in turn-by-turn games. The stalled-bot sweep waits BOT_STALL_SECONDS, far more."""
+    if game.pace != Game.Pace.REALTIME or settings.BOT_PACE_MS <= 0:
+        return {}
+    return {"countdown": random.uniform(2 / 3, 4 / 3) * settings.BOT_PACE_MS / 1000}
 
 
 def append_note(game, *, kind, actor, user, seat, events, columns=None, now=None):

@@ -248,3 +248,29 @@ def test_the_event_write_check_sees_one():
     sample = ("GameEvent.objects.create(game=game, seq=seq)\n"
               "Game.objects.filter(pk=game.pk).update(last_seq=seq)\n")
     assert [line for line, _ in event_writes(sample)] == [1, 2]
+
+
+@pytest.mark.parametrize("pace, paced", [(Game.Pace.REALTIME, True), (Game.Pace.TURN_BASED, False)])
+def test_in_real_time_bots_move_at_a_human_pace(ana, settings, django_capture_on_commit_callbacks,
+                                               pace, paced):
+    settings.BOT_PACE_MS = 1500
+    game = make_started_game([ana], players=4, pace=pace)
+    with mock.patch("games.tasks.play_bot.apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
+    assert len(send.call_args_list) == 3
+    for call in send.call_args_list:
+        countdown = call.kwargs.get("countdown")
+        if paced:
+            assert 1.0 <= countdown <= 2.0
+        else:
+            assert countdown is None
+
+
+def test_with_no_pace_set_bots_move_at_once(ana, settings, django_capture_on_commit_callbacks):
+    settings.BOT_PACE_MS = 0
+    game = make_started_game([ana], players=4, pace=Game.Pace.REALTIME)
+    with mock.patch("games.tasks.play_bot.apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
+    assert [call.kwargs.get("countdown") for call in send.call_args_list] == [None] * 3
