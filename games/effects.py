@@ -53,6 +53,10 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None):
     without them both are read again. `listening(groups)`, when given, says which
     of the groups have a socket in them (None: it cannot tell); only those are
     rendered, so a seat whose player has no page open costs nothing.
+
+    What every reader sees alike (the plates, the piles, the result) is rendered once
+    for all of them, from the public view (presenters.table.PublicTable); each seat's
+    rendering adds only its own part, from its own view.
     """
     if game is None or state is None:
         game = Game.objects.select_related("snapshot").get(pk=game_id)
@@ -66,10 +70,12 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None):
         open_groups = listening([group for group, _ in listeners])
         if open_groups is not None:
             listeners = [(group, seat) for group, seat in listeners if group in open_groups]
+    if not listeners:
+        return []
+    public = table.PublicTable(game, state, seats, rows)
     pushes = []
     for group, seat in listeners:
-        context = table.table_context(game, seat, state=state, rows=rows, seats=seats)
-        html = table.render_fragments(context)
+        html = table.render_fragments(table.table_context(game, seat, public=public))
         pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html}))
     return pushes
 

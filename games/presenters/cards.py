@@ -1,18 +1,22 @@
 """How a card is drawn: its colour, symbol, mark and caption, and its markup.
 
-A card's face depends on its code alone, so each is built once per process.
+A card's face depends on its code alone, so each is rendered once per process
+(templates/games/cards.html).
 """
 
 import functools
 
-from django.utils.html import format_html
+from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from games import engine
 from games.engine.cards import COLOR as CARD_COLOR
+from games.engine.cards import COLOR_NAMES
 from games.engine.cards import KIND as CARD_KIND
 
-COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
+# COLOR_NAMES (imported above, what the presenters use) is the engine's own, as its card
+# names spell a colour ("Red 8"): a chosen colour, a colour button and the log never spell
+# one differently.
 SYMBOLS = {"R": "flame", "Y": "sun", "G": "leaf", "B": "wave"}
 ACTION_MARKS = {"S": "⊘", "R": "⇄", "D2": "+2"}
 
@@ -42,25 +46,11 @@ def _card_face(code):
         face = {"code": code, "name": engine.card_name(code), "color": color,
                 "symbol": SYMBOLS[color], "mark": mark, "passing": passing, "wild": False,
                 "caption": caption, "kind": CARD_KIND[code]}
-    face["html"] = _face_html(face)
-    face["mini"] = format_html('<li class="mini c-{}">{}</li>', face["color"], face["name"])
+    face["html"] = render_to_string("games/cards.html#face", {"card": face})
+    face["mini"] = render_to_string("games/cards.html#mini", {"card": face})
     return face
-
-
-def _face_html(card):
-    """The card's face (the markup the template used to build per card, per seat, per push)."""
-    return format_html(
-        '<span class="face c-{}{}" aria-hidden="true"><span class="corner">{}</span>'
-        '<svg class="sym"><use href="#sym-{}"></use></svg><span class="big">{}</span>{}{}</span>',
-        card["color"], " wild" if card["wild"] else "", card["mark"], card["symbol"], card["mark"],
-        format_html('<span class="caption">{}</span>', card["caption"]) if card["caption"] else "",
-        mark_safe('<span class="pass-badge" title="passing symbol"><svg><use href="#sym-passing">'
-                  '</use></svg></span>') if card["passing"] else "",
-    )
 
 
 def discard_list_html(discard):
     """The browsable discard pile, oldest first: one cached <li> per card code."""
     return mark_safe("".join(_card_face(code)["mini"] for code in discard))
-
-

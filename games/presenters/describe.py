@@ -1,4 +1,11 @@
-"""The move log: one line per event a reader may see, for the table (docs/table.md)."""
+"""The move log: one line per event a reader may see, for the table, the replay and the export.
+
+One describer writes every line, through the reader's eyes: the reader's own seat is "you",
+every other seat its name, and a reader without a seat (a spectator, a replay or export
+reader who did not play) gets names only. What a line may name is decided before it is
+written: callers hand over only the events the reader may see (`events_for`, or every
+event of a finished game's replay), and a line uses the fields of its event and nothing else.
+"""
 
 from django.utils.html import escape
 
@@ -8,6 +15,15 @@ from games.models import TEAM_SHAPES
 from games.presenters.cards import COLOR_NAMES
 
 
+def seat_names(seats):
+    """{seat number: name} as the log writes them: a person by their name, a bot by its seat
+    and level, since three "Bot (Easy)" would make the log unreadable."""
+    return {
+        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot else s.label()
+        for s in seats
+    }
+
+
 def _cards(codes):
     names = [engine.card_name(c) for c in codes]
     if len(names) <= 1:
@@ -15,48 +31,66 @@ def _cards(codes):
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def describe(event, seat, names, teams):
-    """One line of the move log for `seat`, from an event that seat may see.
+class _Eyes:
+    """How one reader names the seats: "you" for their own, names for the others."""
 
-    Only fields of the event itself are used, and `events_for` has already
-    dropped what the seat may not see, so no hidden card can reach the text.
+    def __init__(self, reader, names):
+        self.reader, self.names = reader, names
+
+    def name(self, s):
+        if s is None:
+            return "nobody"
+        return "you" if s == self.reader else self.names.get(s, f"Seat {s + 1}")
+
+    def subject(self, s):
+        text = self.name(s)
+        return text[:1].upper() + text[1:]
+
+    def possessive(self, s):
+        return "your" if s == self.reader else f"{self.name(s)}'s"
+
+    def verb(self, s, you, others):
+        """The verb agreeing with seat `s` as the subject ("you are", "Ana is")."""
+        return you if s == self.reader else others
+
+
+def _team(t):
+    return f"Team {TEAM_SHAPES[t]}" if t is not None else "No team"
+
+
+def describe(event, reader, names, players):
+    """One line of the move log about `event`, for `reader` (a seat number, or None).
+
+    `names` is {seat: name} (seat_names), `players` the table's size. The event must be one
+    the reader may see: the line names every card its event names.
     """
     kind = event["type"]
     who = event.get("seat")
-
-    def name(s):
-        if s is None:
-            return "Nobody"
-        return "you" if s == seat else names.get(s, f"Seat {s + 1}")
-
-    def subject(s):
-        text = name(s)
-        return text[:1].upper() + text[1:]
-
-    def team(t):
-        return f"Team {TEAM_SHAPES[t]}" if t is not None else "No team"
+    eyes = _Eyes(reader, names)
+    name, subject, verb = eyes.name, eyes.subject, eyes.verb
 
     if kind == "deal":
         return (f"Round {event['round']}: {subject(event['dealer'])} dealt; the first card is "
                 f"{engine.card_name(event['starter'])}.")
     if kind == "hand":
-        return f"You were dealt {_cards(event['cards'])}."
+        return f"{subject(who)} {verb(who, 'were', 'was')} dealt {_cards(event['cards'])}."
     if kind == "picked":
         what = "a card to pass" if event.get("kind") == "setup" else "a card to swap"
-        return f"{subject(who)} {'have' if who == seat else 'has'} chosen {what}."
+        return f"{subject(who)} {verb(who, 'have', 'has')} chosen {what}."
     if kind == "pick":
-        return f"You chose {engine.card_name(event['card'])} to give your partner."
+        return (f"{subject(who)} chose {engine.card_name(event['card'])} to give "
+                f"{verb(who, 'your', 'their')} partner.")
     if kind in ("setup_pass", "swap"):
         seats = event.get("seats", [])
         pairs = []
         for s in seats:
-            partner = (s + len(names) // 2) % len(names) if names else s
+            partner = (s + players // 2) % players
             if s < partner and partner in seats:
                 pairs.append(f"{subject(s)} and {name(partner)}")
-        verb = "passed each other a card" if kind == "setup_pass" else "swapped a card"
-        return f"{'; '.join(pairs) or 'Partners'} {verb}."
+        verb_text = "passed each other a card" if kind == "setup_pass" else "swapped a card"
+        return f"{'; '.join(pairs) or 'Partners'} {verb_text}."
     if kind == "traded":
-        return (f"You gave {engine.card_name(event['gave'])} and received "
+        return (f"{subject(who)} gave {engine.card_name(event['gave'])} and received "
                 f"{engine.card_name(event['received'])}.")
     if kind == "play":
         text = f"{subject(who)} played {engine.card_name(event['card'])}"
@@ -70,66 +104,81 @@ def describe(event, seat, names, teams):
                "final": " for the final-card penalty"}.get(event.get("reason"), "")
         return f"{subject(who)} drew {what}{why}."
     if kind == "drew":
-        return f"You drew {_cards(event['cards'])}."
+        return f"{subject(who)} drew {_cards(event['cards'])}."
     if kind == "reshuffle":
         return f"The discard pile was shuffled into a new draw pile of {event['size']} cards."
     if kind == "give":
         count = event.get("count", 0)
-        return (f"{subject(who)} gave {name(event.get('to'))} {count} card{'s' if count != 1 else ''}"
-                f"{' to bring them back in' if event.get('reason') == 'tag_in' else ''}.")
+        cards = f"{count} card{'s' if count != 1 else ''}"
+        why = " to bring them back in" if event.get("reason") == "tag_in" else ""
+        return f"{subject(who)} gave {name(event.get('to'))} {cards}{why}."
     if kind == "gave":
-        if who == seat:
-            return f"You gave {name(event['to'])} {_cards(event['cards'])}."
-        return f"{subject(who)} gave you {_cards(event['cards'])}."
+        return f"{subject(who)} gave {name(event.get('to'))} {_cards(event['cards'])}."
     if kind == "out":
-        return f"{subject(who)} {'are' if who == seat else 'is'} out."
+        return f"{subject(who)} {verb(who, 'are', 'is')} out."
     if kind == "in":
-        return f"{subject(who)} {'are' if who == seat else 'is'} back in."
+        return f"{subject(who)} {verb(who, 'are', 'is')} back in."
     if kind == "skip":
-        return f"{subject(who)} {'lose' if who == seat else 'loses'} a turn."
+        return f"{subject(who)} {verb(who, 'lose', 'loses')} a turn."
     if kind == "reverse":
         way = "clockwise" if event.get("direction") == 1 else "counter-clockwise"
         return f"Play now goes {way}."
     if kind == "penalty":
         total = event.get("total")
         return f"A penalty{f' of {total}' if total else ''} is aimed at {name(who)}."
-    if kind == "team_play":
-        return f"{subject(who)}'s partner must play next."
+    if kind == "team_play":  # the seat is the Team Play's partner, who must answer it
+        return f"{subject(who)} must play next for the Team Play."
     if kind == "pass_turn":
         return f"{subject(who)} passed."
     if kind == "concede":
-        return f"{team(event.get('team'))} conceded."
+        if who is None:
+            return f"{_team(event.get('team'))} conceded."
+        return f"{subject(who)} conceded for {_team(event.get('team'))}."
     if kind == "round_over":
         if event.get("blocked"):
-            return f"The round is blocked. {team(event.get('winner'))} scores {event['points']}."
-        return f"{team(event.get('winner'))} wins the round and scores {event['points']} points."
+            return f"The round is blocked. {_team(event.get('winner'))} scores {event['points']}."
+        return f"{_team(event.get('winner'))} wins the round and scores {event['points']} points."
     if kind == "game_over":
-        return f"Game over. {team(event.get('winner'))} wins."
+        return f"Game over. {_team(event.get('winner'))} wins."
     if kind == "round_start":
-        return f"Round {event['round']} begins; {name(event.get('dealer'))} deals."
+        dealer = event.get("dealer")
+        return f"Round {event['round']} begins; {name(dealer)} {verb(dealer, 'deal', 'deals')}."
+    if kind == "moderator":
+        # The seat's holder has changed by now: the event keeps the name of the one it was.
+        player = event.get("player") or name(who)
+        action = event.get("action")
+        if action == "abort":
+            return "A moderator aborted the table."
+        if action == "bot":
+            return f"A moderator handed {player}'s seat to a bot."
+        if action == "remove":
+            return f"A moderator removed {player} from the table."
+        return "A moderator acted on the table."
+    # A type this describer does not know yet: its name only, never its fields, which
+    # may name cards.
     return kind.replace("_", " ").capitalize() + "."
 
 
-# A push describes the last LOG_LENGTH event rows for every seat, and all but one of them
-# were described for that seat by the push before (docs/load.md, fourth round). The lines of
-# one row for one seat are kept here, keyed by the row's stored JSON text itself (with the
-# row's number, the seat and the seat names the lines use), not by its game and number
-# alone: a key can only ever give back what describing that very text for that very seat
-# gives, so no line can reach another seat or outlive a change of its row. Bounded: the
-# oldest half goes when full.
+# A push describes the last LOG_LENGTH event rows for every reader, and all but one of them
+# were described for that reader by the push before (docs/load.md, fourth round). The lines
+# of one row for one reader are kept here, keyed by the row's stored JSON text itself (with
+# the row's number, the reader and the names and table size the lines use), not by its game
+# and number alone: a key can only ever give back what describing that very text for that
+# very reader gives, so no line can reach another reader or outlive a change of its row.
+# Bounded: the oldest half goes when full.
 _LOG_CACHE = {}
 LOG_CACHE_SIZE = 40_000
 
 
-def row_lines(row, seat, names, names_key, half):
-    """((text, <li> markup), ...) of one event row for `seat`, from cache when it can."""
+def row_lines(row, reader, names, names_key, players):
+    """((text, <li> markup), ...) of one event row for `reader`, from cache when it can."""
     raw = getattr(row, "raw", None)
     if raw is None:  # rows read without their JSON text (SQLite): described each time
-        return _describe_row(row.events, row.seq, seat, names, half)
-    key = (raw, row.seq, seat, names_key, half)
+        return _describe_row(row.events, row.seq, reader, names, players)
+    key = (raw, row.seq, reader, names_key, players)
     lines = _LOG_CACHE.get(key)
     if lines is None:
-        lines = _describe_row(row.events, row.seq, seat, names, half)
+        lines = _describe_row(row.events, row.seq, reader, names, players)
         if len(_LOG_CACHE) >= LOG_CACHE_SIZE:
             for old in list(_LOG_CACHE)[:LOG_CACHE_SIZE // 2]:
                 _LOG_CACHE.pop(old, None)
@@ -137,11 +186,9 @@ def row_lines(row, seat, names, names_key, half):
     return lines
 
 
-def _describe_row(events, seq, seat, names, half):
+def _describe_row(events, seq, reader, names, players):
     lines = []
-    for event in engine.events_for(events, seat):
-        text = describe(event, seat, names, half)
+    for event in engine.events_for(events, reader):
+        text = describe(event, reader, names, players)
         lines.append((text, f'<li data-seq="{seq}">{escape(text)}</li>'))
     return tuple(lines)
-
-

@@ -18,10 +18,11 @@ from django.utils import timezone
 
 from games import engine
 from games.models import Game, GameEvent
+from games.presenters import describe
+from games.presenters.cards import COLOR_NAMES
 
 STAFF_ONLY = []  # a `visible_to` that no seat matches: moderator notes
 LOG_LINES = 40
-COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
 
 
 class NotAllowed(Exception):
@@ -107,8 +108,12 @@ def visible_events(events, perspective):
     return engine.events_for(events, perspective.seat)
 
 
-def frame(game, rows, step, perspective, names):
-    """What the reader sees at `step` (1 = after the deal): a dict for the template."""
+def frame(game, rows, step, perspective, names, reader=None):
+    """What the reader sees at `step` (1 = after the deal): a dict for the template.
+
+    `reader` is the reader's own seat at this table (None: they did not play): the log
+    calls it "you", whichever perspective they follow, as the table did.
+    """
     total = len(rows)
     step = max(1, min(step, total))
     state = state_at(game, rows, step)
@@ -122,7 +127,7 @@ def frame(game, rows, step, perspective, names):
     seats = [
         {
             "number": s,
-            "name": names.get(s, f"Seat {s}"),
+            "name": names.get(s, f"Seat {s + 1}"),
             "team": s % (game.players // 2),
             "cards": view["hand_sizes"][s],
             "hand": None if hands[s] is None else [engine.card_name(c) for c in hands[s]],
@@ -136,7 +141,8 @@ def frame(game, rows, step, perspective, names):
     log = []
     for row in rows[:step]:
         for event in visible_events(row.events, perspective):
-            log.append({"seq": row.seq, "text": describe(event, names),
+            log.append({"seq": row.seq,
+                        "text": describe.describe(event, reader, names, game.players),
                         "current": row.seq == rows[step - 1].seq})
     row = rows[step - 1]
     return {
@@ -153,82 +159,8 @@ def frame(game, rows, step, perspective, names):
 
 
 def seat_names(game):
-    return {s.number: s.label() for s in game.seats.select_related("user")}
-
-
-def _cards(codes):
-    return ", ".join(engine.card_name(c) for c in codes) or "nothing"
-
-
-def describe(event, names):
-    """One line of the move log, from an event the reader may see."""
-    def who(seat):
-        return names.get(seat, f"Seat {seat}")
-
-    t = event.get("type")
-    seat = event.get("seat")
-    if t == "deal":
-        return (f"Round {event.get('round')} dealt by {who(event.get('dealer'))}; "
-                f"starter: {engine.card_name(event.get('starter'))}")
-    if t == "hand":
-        return f"{who(seat)} was dealt: {_cards(event.get('cards', []))}"
-    if t == "picked":
-        return f"{who(seat)} has chosen a card to pass"
-    if t == "pick":
-        return f"{who(seat)} picks {engine.card_name(event.get('card'))} to pass"
-    if t in ("setup_pass", "swap"):
-        return "Partners exchanged the chosen cards"
-    if t == "traded":
-        return (f"{who(seat)} gave {engine.card_name(event.get('gave'))} to "
-                f"{who(event.get('partner'))} and received {engine.card_name(event.get('received'))}")
-    if t == "play":
-        line = f"{who(seat)} played {engine.card_name(event.get('card'))}"
-        if event.get("card") in ("W", "WTP", "WTD4") and event.get("color"):
-            line += f" and chose {COLOR_NAMES.get(event['color'], event['color'])}"
-        return line
-    if t == "draw":
-        n = event.get("count", 1)
-        return f"{who(seat)} drew {n} card{'s' if n != 1 else ''} ({event.get('reason')})"
-    if t == "drew":
-        return f"{who(seat)} drew: {_cards(event.get('cards', []))}"
-    if t == "reshuffle":
-        return f"The discard pile was reshuffled into a draw pile of {event.get('size')}"
-    if t == "give":
-        n = event.get("count")
-        return f"{who(seat)} gives {n} card{'s' if n != 1 else ''} to {who(event.get('to'))}"
-    if t == "gave":
-        return f"{who(seat)} gave {_cards(event.get('cards', []))} to {who(event.get('to'))}"
-    if t == "out":
-        return f"{who(seat)} is out"
-    if t == "in":
-        return f"{who(seat)} is back in"
-    if t == "skip":
-        return f"{who(seat)} is skipped"
-    if t == "reverse":
-        return "Direction reversed"
-    if t == "penalty":
-        return f"Penalty aimed at {who(seat)}" + (f" (total {event['total']})" if event.get("total") else "")
-    if t == "pass_turn":
-        return f"{who(seat)} passes"
-    if t == "team_play":
-        return f"{who(seat)} must answer the Wild Team Play"
-    if t == "concede":
-        return f"{who(seat)} conceded for team {event.get('team')}"
-    if t == "round_over":
-        winner = event.get("winner")
-        head = "Round blocked" if event.get("blocked") else f"Team {winner} wins the round"
-        return f"{head}: {event.get('points')} points; scores {event.get('scores')}"
-    if t == "game_over":
-        return f"Game over: winner team {event.get('winner')}, ranking {event.get('ranking')}"
-    if t == "round_start":
-        return f"Round {event.get('round')} begins, dealt by {who(event.get('dealer'))}"
-    if t == "moderator":
-        what = {"abort": "aborted the table", "bot": f"handed {who(seat)} to a bot",
-                "remove": f"removed the player at {who(seat)}"}.get(event.get("action"),
-                                                                    event.get("action"))
-        return f"A moderator {what}"
-    fields = {k: v for k, v in event.items() if k not in ("type", "visible_to")}
-    return f"{t} ({', '.join(f'{k}: {v}' for k, v in fields.items())})"
+    """{seat: name} as the table's log names them (presenters.describe.seat_names)."""
+    return describe.seat_names(game.seats.select_related("user"))
 
 
 def export(game):
@@ -236,9 +168,11 @@ def export(game):
     if not is_finished(game):
         raise NotAllowed("Only a finished game can be exported.")
     seats = list(game.seats.select_related("user"))
+    names = describe.seat_names(seats)
     final = engine.Game.from_dict(game.snapshot.state).view(None)
     events = []
     for row in rows_of(game):
+        shown = [e for e in row.events if e.get("visible_to") != STAFF_ONLY]
         events.append({
             "seq": row.seq,
             "kind": row.kind,
@@ -246,7 +180,9 @@ def export(game):
             "actor": row.actor,
             "at": row.created_at.isoformat(),
             "action": row.action,
-            "events": [e for e in row.events if e.get("visible_to") != STAFF_ONLY],
+            "events": shown,
+            # The move log's line for each of `events`, as a reader who did not play reads it.
+            "lines": [describe.describe(e, None, names, game.players) for e in shown],
         })
     return {
         "format": "wild-cards-teams/1",

@@ -1,23 +1,30 @@
-"""Everything the table screen shows one seat (or a spectator), and its fragments.
+"""Everything the table screen shows one reader (a seat, or a spectator), and its fragments.
 
-Built by `table_context` from `view(seat)` and `events_for(events, seat)` alone, so the
-page, the HTTP resync and the socket pushes (games.effects) show exactly the same thing
-and nothing more.
+In two parts, so that a push renders what every reader sees alike once, not once per reader:
+
+- `PublicTable`: the position as everyone sees it, from the public view `view(None)` and the
+  seats alone: the seat plates, the direction, the piles, the round's result. Each piece is
+  rendered at most once, when a reader's fragments first need it.
+- `table_context(game, seat, public=...)`: one reader's own part, from `view(seat)` and
+  `events_for(events, seat)`: the hand and its controls, the status line, the move log, and
+  their own and their partner's plate.
+
+So the page, the HTTP resync and the socket pushes (games.effects) show exactly the same
+thing, and nothing that reader may not see: the public part holds nothing hidden from anyone.
 """
 
 import functools
-import math
 import uuid
 
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
-from django.utils.html import escape
+from django.utils.functional import cached_property
 from django.utils.safestring import mark_safe
 
 from games import engine, store
 from games.models import TEAM_SHAPES, Game
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
-from games.presenters.describe import row_lines
+from games.presenters.describe import row_lines, seat_names
 from games.store import spectators
 
 LOG_LENGTH = 40
@@ -25,21 +32,11 @@ LOG_LENGTH = 40
 FRAGMENTS = ("status", "seats", "hand", "result", "log", "announce")
 
 
-
 @functools.lru_cache(maxsize=4096)
 def _act_url(prefix, game_id):
     """The move form's address (reverse() was a fifth of table_context's time); keyed by
     the script prefix too, which a request under a sub-path sets."""
     return reverse("games:act", args=[game_id])
-
-
-# --- the whole table for one seat -------------------------------------------------------------
-
-
-def _seat_position(number, me, players):
-    """Percent coordinates on the felt: `me` at the bottom, clockwise from there."""
-    angle = math.radians(90 + (number - me) * 360 / players)
-    return round(50 + 44 * math.cos(angle), 2), round(50 + 41 * math.sin(angle), 2)
 
 
 def _stand_in_note(game, seat):
@@ -52,119 +49,192 @@ def _stand_in_note(game, seat):
     return " (a bot plays while they are away)"
 
 
-# --- the two hottest loops of the fragments, built here ------------------------------------
-# A push renders the fragments once per seat; the seat plates and the hand's card buttons
-# were most of the template's time (docs/load.md). These give exactly the markup the
-# template's loops gave (tests/games/test_fragment_markup.py compares them).
+# --- what every reader sees alike -------------------------------------------------------------
 
 
-def _plural(count):
-    return "" if count == 1 else "s"
+class PublicTable:
+    """The table at one position as every reader sees it, each piece rendered at most once.
+
+    Built from `state.view(None)` and the seats only. A push builds one for all the seats
+    it renders (games.effects.seat_pushes); a page or a resync builds its own. The plates
+    carry no position: the felt places them around the reader by CSS (static/css/table.css,
+    `data-me`), so one plate's markup serves every reader but the two it is rendered for
+    with a `role` (their own seat, their partner's).
+    """
+
+    def __init__(self, game, state, seats, rows):
+        self.game, self.state, self.seats, self.rows = game, state, seats, rows
+        self.view = view = state.view(None)
+        self.players = n = game.players
+        self.half = half = n // 2
+        self.seq = game.last_seq
+        # The log names a seat by who sits there; the plates and the status line add that
+        # a bot plays for them.
+        self.log_names = seat_names(seats)
+        self.log_names_key = tuple(self.log_names.items())
+        self.bots = {s.number for s in seats if s.is_bot}
+        self.names = {
+            number: name if number in self.bots else name + _stand_in_note(game, number)
+            for number, name in self.log_names.items()
+        }
+        self.finished = game.status != Game.Status.ACTIVE or bool(view.get("game_over"))
+        self.waiting = set(view.get("waiting_on") or [])
+        self.choosing = set(view.get("choosing") or [])
+        self.picked = set(view.get("picked") or [])
+        self.teams = [
+            {"team": t, "shape": TEAM_SHAPES[t], "score": view["scores"][t],
+             "members": [self.names.get(s, "") for s in range(n) if s % half == t],
+             "departed": view["departed"][t]}
+            for t in range(half)
+        ]
+        self._scores_key = tuple((t, TEAM_SHAPES[t], view["scores"][t], view["departed"][t])
+                                 for t in range(half))
+        # A read of the cache (Redis in production): once per push, not once per reader.
+        self.watching = spectators.count(game.pk) if game.spectators else None
+
+    def name(self, number):
+        return self.names.get(number, f"Seat {number + 1}")
+
+    @cached_property
+    def plate_data(self):
+        view, finished = self.view, self.finished
+        return [
+            {
+                "number": number,
+                "name": self.name(number),
+                "team": number % self.half,
+                "shape": TEAM_SHAPES[number % self.half],
+                "cards": view["hand_sizes"][number],
+                "out": view["out"][number],
+                "departed": view["departed"][number],
+                "to_play": view.get("turn") == number and not finished,
+                "waiting": number in self.waiting and not finished,
+                "choosing": number in self.choosing and number not in self.picked,
+                "has_chosen": number in self.picked,
+                "dealer": view.get("dealer") == number,
+            }
+            for number in range(self.players)
+        ]
+
+    def plate(self, number, role=None):
+        """Seat `number`'s plate for a reader whose seat it is (`role` "you"), whose
+        partner's it is ("partner"), or neither (None)."""
+        return _plate(tuple(self.plate_data[number].items()), role)
+
+    def plates_for(self, seat):
+        """Every plate in seat order, as reader `seat` (None: a spectator) sees them."""
+        partner = None if seat is None else (seat + self.half) % self.players
+        return mark_safe("".join(
+            self.plate(number, "you" if number == seat else "partner" if number == partner
+                       else None)
+            for number in range(self.players)
+        ))
+
+    def scores(self, yours):
+        """The status bar's score of each team, for a reader of team `yours` (None: of none)."""
+        return _scores(self._scores_key, yours)
+
+    @cached_property
+    def direction(self):
+        return render_to_string("games/table.html#direction", {"view": self.view})
+
+    @cached_property
+    def centre(self):
+        view = self.view
+        discard = view["discard"]
+        return render_to_string("games/table.html#centre", {
+            "view": view,
+            "top": card_face(discard[-1]) if discard else None,
+            "color_name": COLOR_NAMES.get(view.get("color")),
+            "color_symbol": SYMBOLS.get(view.get("color")),
+            "discard_count": len(discard),
+            "discard_html": discard_list_html(discard),
+        })
+
+    @cached_property
+    def result(self):
+        view, half = self.view, self.half
+        result = view.get("round_over") or view.get("last_round")
+        rows = []
+        if result:
+            for number, cards in enumerate(result.get("hands", [])):
+                rows.append({
+                    "name": self.name(number),
+                    "shape": TEAM_SHAPES[number % half], "team": number % half,
+                    "cards": [card_face(c) for c in cards],
+                    "points": sum(engine.card_points(c) for c in cards),
+                })
+        ranking = []
+        if view.get("game_over"):
+            for team, rank in view["game_over"]["ranking"]:
+                ranking.append({
+                    "team": team, "rank": rank, "shape": TEAM_SHAPES[team],
+                    "members": self.teams[team]["members"], "score": view["scores"][team],
+                })
+        winner = result.get("winner") if result else None
+        return render_to_string("games/table.html#result", {
+            "seq": self.seq, "view": view, "result": result, "result_rows": rows,
+            "result_team": TEAM_SHAPES[winner] if winner is not None else None,
+            "teams": self.teams, "ranking": ranking,
+        })
 
 
-_STATES = (  # the first that applies, as the template's if/elif chain had it
-    ("departed", '<span class="state">left</span>\n        '),
-    ("out", '<span class="state">out</span>\n        '),
-    ("to_play", '<span class="state turn">to play</span>\n        '),
-    ("has_chosen", '<span class="state chosen">has chosen</span>\n        '),
-    ("choosing", '<span class="state">choosing…</span>\n        '),
-    ("waiting", '<span class="state">deciding…</span>'),
-)
+# A plate's, the scores' or a hand's card button's markup depends on the arguments of these
+# alone, and from one move to the next most plates, the scores and the cards of a hand stay
+# as they were: each is rendered once per process, like a card's face, and found again by
+# exactly the arguments it was rendered from (so it can hold nothing else, and a plate or
+# the scores come from the public view only).
 
 
-def players_html(players):
-    """The seat plates (the `seats` partial's list items)."""
-    parts = []
-    for p in players:
-        name, shape, cards = escape(p["name"]), escape(p["shape"]), p["cards"]
-        state = next((text for key, text in _STATES if p[key]), "")
-        parts.append(
-            f'\n    <li class="plate team-{p["team"]}{" you" if p["you"] else ""}'
-            f'{" to-play" if p["to_play"] else ""}{" is-out" if p["out"] else ""}'
-            f'{" is-departed" if p["departed"] else ""}"\n'
-            f'        style="--x: {p["x"]}%; --y: {p["y"]}%" id="seat-{p["number"]}"\n'
-            f'        aria-label="{name}{" (you)" if p["you"] else ""}, team {shape}'
-            f'{", your partner" if p["partner"] else ""}, {cards} card{_plural(cards)}'
-            f'{", out" if p["out"] else ""}{", left the game" if p["departed"] else ""}'
-            f'{", to play" if p["to_play"] else ""}">\n'
-            f'      <div class="band"><svg class="shape shape-{shape}" aria-hidden="true">'
-            f'<use href="#shape-{shape}"></use></svg><span class="team-name">Team {shape}</span>\n'
-            f'        {_PARTNER_MARK if p["partner"] else ""}\n'
-            f'        {_DEALER_MARK if p["dealer"] else ""}</div>\n'
-            f'      <div class="who"><span class="name">{name}</span>'
-            f'{_YOU_TAG if p["you"] else ""}</div>\n'
-            f'      <div class="meta">\n'
-            f'        <span class="count" title="cards in hand">{cards}<span class="visually-hidden">'
-            f' card{_plural(cards)}</span></span>\n'
-            f'        {state}\n'
-            f'      </div>\n'
-            f'    </li>\n    '
-        )
-    return mark_safe("".join(parts))
+@functools.lru_cache(maxsize=8192)
+def _plate(items, role):
+    return render_to_string("games/table.html#plate", {"p": dict(items), "role": role})
 
 
-_PARTNER_MARK = ('<svg class="rings" aria-hidden="true"><use href="#sym-rings"></use></svg>'
-                 '<span class="visually-hidden">your partner</span>')
-_DEALER_MARK = '<span class="dealer" title="dealer">D</span>'
-_YOU_TAG = ' <span class="tag">you</span>'
+@functools.lru_cache(maxsize=1024)
+def _scores(teams, yours):
+    return render_to_string("games/table.html#scores", {
+        "teams": [{"team": t, "shape": shape, "score": score, "departed": departed}
+                  for t, shape, score, departed in teams],
+        "yours": yours,
+    })
 
 
-def hand_html(hand, mode):
-    """The hand's card buttons (the `hand` partial's list items)."""
-    if not hand:
-        return mark_safe('<li class="empty">No cards.</li>\n      ')
-    parts = []
-    for card in hand:
-        ident, name, code = escape(card["id"]), escape(card["name"]), escape(card["code"])
-        disabled = "" if card["enabled"] else " disabled"
-        if mode == "play":
-            if card["wild"] and card["enabled"]:
-                button = (f'<button type="button" class="card hand-card playable" id="{ident}" '
-                          f'aria-label="{name}" data-wild="{code}" aria-expanded="false" '
-                          f'aria-controls="colours-{code}">{card["html"]}</button>\n        \n      ')
-            else:
-                button = (f'<button type="submit" class="card hand-card'
-                          f'{" playable" if card["playable"] else ""}" id="{ident}" name="play" '
-                          f'value="{code}" aria-label="{name}"{disabled}>{card["html"]}</button>\n      ')
-        elif mode in ("pick", "give"):
-            button = (f'<button type="button" class="card hand-card choosable" id="{ident}" '
-                      f'aria-label="{name}" aria-pressed="false" data-code="{code}"{disabled}>'
-                      f'{card["html"]}</button>\n      ')
-        else:
-            button = (f'<button type="button" class="card hand-card" id="{ident}" '
-                      f'aria-label="{name}" disabled>{card["html"]}</button>')
-        parts.append(f"\n      <li>{button}</li>\n      ")
-    return mark_safe("".join(parts))
+# --- one reader's table -----------------------------------------------------------------------
 
 
-def table_context(game, seat, *, state=None, rows=None, seats=None):
+@functools.lru_cache(maxsize=8192)
+def _hand_card(index, code, mode, enabled, playable):
+    """One card button of a hand (see _plate)."""
+    card = card_face(code)
+    card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable)
+    return render_to_string("games/table.html#hand-card", {"card": card, "mode": mode})
+
+
+def table_context(game, seat, *, state=None, rows=None, seats=None, public=None):
     """Everything the table template needs for `seat` (None: a spectator).
 
-    Reads the game's snapshot (unless `state` is given), the last LOG_LENGTH
-    event rows (unless `rows`) and the seats (unless `seats`). Nothing here
-    looks at another seat's view.
+    `public` is the position's PublicTable when the caller renders several readers of it
+    (a push); without it one is built here, reading the game's snapshot (unless `state`
+    is given), the last LOG_LENGTH event rows (unless `rows`) and the seats (unless
+    `seats`). Nothing here looks at another seat's view.
     """
-    if state is None:
-        state = store.load_state(game)
-    view = state.view(seat)
-    n = game.players
-    half = n // 2
-    if seats is None:
-        seats = store.table_seats(game.pk)
-    # Bots are told apart by seat: three "Bot (Easy)" would make the log unreadable.
-    names = {
-        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot
-        else s.label() + _stand_in_note(game, s.number)
-        for s in seats
-    }
-    bots = {s.number for s in seats if s.is_bot}
-    if rows is None:
-        rows = store.recent_events(game.pk, LOG_LENGTH)
+    if public is None:
+        if state is None:
+            state = store.load_state(game)
+        if seats is None:
+            seats = store.table_seats(game.pk)
+        if rows is None:
+            rows = store.recent_events(game.pk, LOG_LENGTH)
+        public = PublicTable(game, state, seats, rows)
+    state, rows = public.state, public.rows
+    view = public.view if seat is None else state.view(seat)
+    n, half = public.players, public.half
+    names = public.names
 
     log = []
-    names_key = tuple(names.items())
     for row in rows:
-        for text, html in row_lines(row, seat, names, names_key, half):
+        for text, html in row_lines(row, seat, public.log_names, public.log_names_key, n):
             log.append({"seq": row.seq, "text": text, "html": html})
     log = log[-LOG_LENGTH:]
     latest = rows[-1].seq if rows else 0
@@ -174,34 +244,9 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
     playable = {a["card"] for a in legal if a["type"] == "play"}
     wild_playable = sorted({a["card"] for a in legal if a["type"] == "play" and a.get("color")})
     kinds = {a["type"] for a in legal}
-    finished = game.status != Game.Status.ACTIVE or bool(view.get("game_over"))
+    finished = public.finished
     decision = view.get("decision")
-    me = seat if seat is not None else 0
-    waiting = set(view.get("waiting_on") or [])
-    choosing = set(view.get("choosing") or [])
-    picked = set(view.get("picked") or [])
-
-    players = []
-    for number in range(n):
-        x, y = _seat_position(number, me, n)
-        players.append({
-            "number": number,
-            "name": names.get(number, f"Seat {number + 1}"),
-            "bot": number in bots,
-            "team": number % half,
-            "shape": TEAM_SHAPES[number % half],
-            "cards": view["hand_sizes"][number],
-            "out": view["out"][number],
-            "departed": view["departed"][number],
-            "to_play": view.get("turn") == number and not finished,
-            "waiting": number in waiting and not finished,
-            "choosing": number in choosing and number not in picked,
-            "has_chosen": number in picked,
-            "you": number == seat,
-            "partner": seat is not None and number == (seat + half) % n,
-            "dealer": view.get("dealer") == number,
-            "x": x, "y": y,
-        })
+    waiting, choosing, picked = public.waiting, public.choosing, public.picked
 
     # Three time-outs hand a seat to a bot for the rest of the game: its person may watch
     # their hand but not move (the write door refuses it too).
@@ -218,44 +263,16 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
     pickable = {a["card"] for a in legal if a["type"] == "pass"}
     hand = []
     for index, code in enumerate(view.get("hand", [])):
-        face = card_face(code)
         if mode == "play":
-            face["enabled"] = code in playable
+            enabled = code in playable
         elif mode == "pick":
-            face["enabled"] = code in pickable
-        elif mode == "give":
-            face["enabled"] = True
+            enabled = code in pickable
         else:
-            face["enabled"] = False
-        face["id"] = f"card-{index}-{code}"
-        face["playable"] = mode == "play" and code in playable
-        hand.append(face)
+            enabled = mode == "give"
+        hand.append({"code": code, "enabled": enabled,
+                     "button": _hand_card(index, code, mode, enabled,
+                                          mode == "play" and code in playable)})
 
-    result = view.get("round_over") or view.get("last_round")
-    result_rows = []
-    if result:
-        for number, cards in enumerate(result.get("hands", [])):
-            result_rows.append({
-                "name": names.get(number, f"Seat {number + 1}"),
-                "shape": TEAM_SHAPES[number % half], "team": number % half,
-                "cards": [card_face(c) for c in cards],
-                "points": sum(engine.card_points(c) for c in cards),
-            })
-    ranking = []
-    if view.get("game_over"):
-        for team, rank in view["game_over"]["ranking"]:
-            ranking.append({
-                "team": team, "rank": rank, "shape": TEAM_SHAPES[team],
-                "members": [names.get(s, "") for s in range(n) if s % half == team],
-                "score": view["scores"][team],
-            })
-
-    teams = [
-        {"team": t, "shape": TEAM_SHAPES[t], "score": view["scores"][t],
-         "members": [names.get(s, "") for s in range(n) if s % half == t],
-         "departed": view["departed"][t], "yours": seat is not None and seat % half == t}
-        for t in range(half)
-    ]
     my_turn_label = None
     if seat is not None and not finished and not bot_for_good:
         if mode == "give":
@@ -270,18 +287,17 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
     turn_name = None
     if view.get("turn") is not None and not finished:
         turn_name = "You" if view["turn"] == seat else names.get(view["turn"])
-    show_deadline = bool(game.deadline_at) and not finished and bool(waiting - set(bots))
-    discard = view["discard"]
+    show_deadline = bool(game.deadline_at) and not finished and bool(waiting - public.bots)
     return {
         "game": game,
-        "seq": game.last_seq,
+        "seq": public.seq,
         "seat": seat,
+        "me": seat if seat is not None else 0,  # at the bottom of the felt
         "view": view,
-        "players": players,
-        "players_html": players_html(players),
-        "teams": teams,
+        "public": public,
+        "plates_html": public.plates_for(seat),
+        "scores_html": public.scores(None if seat is None else seat % half),
         "hand": hand,
-        "hand_html": hand_html(hand, mode),
         "mode": mode,
         "pick_label": "Pass card",
         "decision": decision,
@@ -302,18 +318,9 @@ def table_context(game, seat, *, state=None, rows=None, seats=None):
         "my_pick": card_face(view["my_pick"]) if view.get("my_pick") else None,
         "received": [card_face(c) for c in view.get("received") or []],
         "gave": [card_face(c) for c in view.get("gave") or []],
-        "top": card_face(discard[-1]) if discard else None,
-        "discard_pile": [card_face(c) for c in discard],
-        "discard_html": discard_list_html(discard),
-        "color_name": COLOR_NAMES.get(view.get("color")),
-        "color_symbol": SYMBOLS.get(view.get("color")),
         "deadline": game.deadline_at if show_deadline else None,
-        "watching": spectators.count(game.pk) if game.spectators else None,
+        "watching": public.watching,
         "deadline_mine": show_deadline and seat in waiting,
-        "result": result,
-        "result_rows": result_rows,
-        "result_team": TEAM_SHAPES[result["winner"]] if result and result.get("winner") is not None else None,
-        "ranking": ranking,
         "log": log,
         # The lines as markup, newest move first, each move's own steps in the order
         # they happened: 40 cached escaped strings joined here beat a template loop.

@@ -1,4 +1,4 @@
-"""History, profile statistics, replays, exports and player reports (issue 7)."""
+"""History, profile statistics, replays, exports and player reports."""
 
 from django import forms
 from django.contrib import messages
@@ -96,8 +96,8 @@ def replay_view(request, game_id):
     default = len(rows) if game.status == Game.Status.ACTIVE else 1
     step = _int(request.GET.get("step"), default)
     names = replay.seat_names(game)
-    frame = replay.frame(game, rows, step, perspective, names)
     own = replay.seat_of(game, request.user)
+    frame = replay.frame(game, rows, step, perspective, names, reader=own)
     finished = replay.is_finished(game)
 
     def link(to):

@@ -1,5 +1,5 @@
-"""The move log's cache (games/table.py, `_row_log`): each row's lines for one seat are
-described once per process, and a cached line never reaches another seat or another row.
+"""The move log's cache (games.presenters.describe.row_lines): each row's lines for one reader
+are described once per process, and a cached line never reaches another reader or another row.
 
 PostgreSQL only: there a push reads each row's stored JSON text, which is the cache's key.
 Seeds are given, so that these tests leave conftest's seed sequence to the tests after them.
@@ -42,9 +42,9 @@ def test_every_seat_gets_what_describing_its_own_rows_gives_whatever_was_cached_
     for seat in (0, 1, 2, 3, None, 3, 2, 1, 0):
         assert log_of(game, seat) == cold[seat], seat
     # What the cache holds for a seat is that seat's own lines.
-    for (raw, seq, seat, _names, _half), lines in describe._LOG_CACHE.items():
+    for (raw, seq, seat, names, players), lines in describe._LOG_CACHE.items():
         expected = describe._describe_row(EventRow(seq, raw=raw).events, seq, seat,
-                                       dict(_names), _half)
+                                          dict(names), players)
         assert lines == expected
 
 
@@ -71,7 +71,7 @@ def test_two_rows_with_the_same_text_keep_their_own_numbers(four):
     game = make_started_game(four, seed=5)
     names = {s: f"P{s}" for s in range(4)}
     raw = '[{"type": "draw", "seat": 2, "count": 1, "visible_to": null}]'
-    lines = [describe.row_lines(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 2)
+    lines = [describe.row_lines(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 4)
              for seq in (7, 9)]
     assert lines[0][0][1] == '<li data-seq="7">P2 drew a card.</li>'
     assert lines[1][0][1] == '<li data-seq="9">P2 drew a card.</li>'

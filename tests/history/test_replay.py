@@ -2,6 +2,7 @@
 sees a card they may not see. Exports of finished games."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -9,13 +10,12 @@ from django.urls import reverse
 from games import engine
 from games.actions import moderation
 from games.models import Game
-from games.presenters import replay
+from games.presenters import describe, replay
 from tests.conftest import make_started_game, make_user, play_until
+from tests.games.test_table_secrecy import cards_in, codes_in
 from tests.history.helpers import make_finished_game, rows
 
 pytestmark = pytest.mark.django_db
-
-SECRET_LINES = (" was dealt: ", " drew: ", " picks ", " and received ", " gave ")
 
 
 def replay_url(game, **params):
@@ -122,18 +122,28 @@ def test_outsiders_cannot_watch_a_running_table_without_spectators(client, four,
 def test_the_public_replay_never_shows_a_hidden_card(client, four, ed):
     game = make_finished_game(four)
     event_rows = rows(game)
+    names = replay.seat_names(game)
     client.force_login(ed)
     for step in range(1, len(event_rows) + 1, 3):
         response = get(client, game, step=step)
         html = response.content.decode()
         assert 'class="replay-hand"' not in html
-        assert not any(line in html for line in SECRET_LINES)
+        public = [e for row in event_rows[:step] for e in row.events if e.get("visible_to") is None]
+        knowable = codes_in(public) | codes_in(response.context["frame"]["view"])
+        assert cards_in(html) <= knowable, step
+        # The log is the table's describer's, for a reader without a seat.
         shown = [line["text"] for line in response.context["frame"]["log"]]
-        public = [
-            replay.describe(e, replay.seat_names(game))
-            for row in event_rows[:step] for e in row.events if e.get("visible_to") is None
-        ]
-        assert shown == public[-replay.LOG_LINES:]
+        assert shown == [describe.describe(e, None, names, 4) for e in public][-replay.LOG_LINES:]
+
+
+def test_a_player_reads_their_own_moves_as_you_in_every_perspective(client, four):
+    game = make_finished_game(four)
+    client.force_login(four[1])
+    for params in ({}, {"seat": 1}, {"seat": 2}, {"all": 1}):
+        log = get(client, game, step=10**6, **params).context["frame"]["log"]
+        texts = [line["text"] for line in log]
+        assert any(text.startswith("You ") for text in texts), params
+        assert not any(text.startswith("Bo ") for text in texts), params
 
 
 def test_once_the_game_is_over_all_hands_and_every_seat_are_shown(client, four, ed):
@@ -184,6 +194,12 @@ def test_the_export_holds_the_whole_log_and_replays_to_the_final_state(client, f
     event_rows = rows(game)
     assert [e["seq"] for e in data["events"]] == [r.seq for r in event_rows]
     assert [e["events"] for e in data["events"]] == [r.events for r in event_rows]
+    # Each engine event with its move-log line, as a reader who did not play reads it.
+    names = replay.seat_names(game)
+    assert [e["lines"] for e in data["events"]] == [
+        [describe.describe(event, None, names, 4) for event in r.events] for r in event_rows]
+    assert all(line and not re.search(r"\byour?\b", line, re.I) for e in data["events"]
+               for line in e["lines"])
 
     state = engine.Game.new(engine.Options(**{k: data["options"][k] for k in (
         "players", "stacking", "final_card_penalty", "target_score")}), data["seed"])

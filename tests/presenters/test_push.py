@@ -1,0 +1,108 @@
+"""A push renders what every reader of a table sees alike once, and each reader's own part
+for that reader alone (games.effects.seat_pushes, games.presenters.table.PublicTable).
+
+Seeds are given, so that these tests leave conftest's seed sequence to the tests after them.
+"""
+
+import io
+import random
+import re
+
+import pytest
+from django.core.management import call_command
+
+from games import effects, push, store
+from games.models import Game
+from games.presenters import table
+from tests.conftest import make_started_game, make_user
+from tests.games.test_fragment_markup import play_random
+
+pytestmark = pytest.mark.django_db
+
+FORM_KEY = re.compile(r'name="key" value="[0-9a-f]{32}(-concede)?"')
+
+
+def seat_of(game, group):
+    return None if group == push.public_group(game.pk) else int(group.rsplit("-", 1)[1])
+
+
+def people(players):
+    return [make_user(f"r{players}-{n}", display_name=f"R{n}") for n in range(players)]
+
+
+@pytest.mark.parametrize("players,seed", [(4, 4), (8, 6)])
+def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players, seed):
+    game = make_started_game(people(players), players=players, seed=seed, spectators=True,
+                             target_score=300)
+    rng = random.Random(seed)
+    for _ in range(40):
+        game = Game.objects.select_related("snapshot").get(pk=game.pk)
+        if game.status != Game.Status.ACTIVE:
+            break
+        pushes = effects.seat_pushes(game.pk)
+        assert len(pushes) == players + 1
+        for group, message in pushes:
+            seat = seat_of(game, group)
+            alone = table.render_fragments(table.table_context(game, seat))
+            # Only the forms' one-time keys differ between two renderings.
+            assert FORM_KEY.sub("", message["html"]) == FORM_KEY.sub("", alone), group
+        play_random(game, rng)
+
+
+def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
+    players = 8
+    game = make_started_game(people(players), players=players, seed=9, spectators=True)
+    rng = random.Random(9)
+    for _ in range(12):
+        play_random(game, rng)
+    game = Game.objects.select_related("snapshot").get(pk=game.pk)
+    rendered = []
+    real = table.render_to_string
+
+    def counting(name, context=None, request=None):
+        rendered.append(name.split("#")[1])
+        return real(name, context, request=request)
+
+    monkeypatch.setattr(table, "render_to_string", counting)
+    table._plate.cache_clear()
+    table._scores.cache_clear()
+    effects.seat_pushes(game.pk)
+    counts = {name: rendered.count(name) for name in set(rendered)}
+    assert counts.pop("fragments") == players + 1
+    assert counts.pop("direction") == counts.pop("centre") == counts.pop("result") == 1
+    # Each plate as nobody's, its reader's own and its reader's partner's: nine readers
+    # would have needed 72 plates rendered each for themselves.
+    assert counts.pop("plate") == 3 * players
+    # The scores as each team's readers see them, and as a spectator does.
+    assert counts.pop("scores") == players // 2 + 1
+    assert set(counts) <= {"hand-card"}
+
+    # A move changes a plate or a few: only those are rendered again, in their three roles.
+    before = plate_data(game)
+    play_random(game, rng)
+    game = Game.objects.select_related("snapshot").get(pk=game.pk)
+    changed = sum(a != b for a, b in zip(before, plate_data(game)))
+    assert 0 < changed < players
+    rendered.clear()
+    effects.seat_pushes(game.pk)
+    assert rendered.count("plate") == 3 * changed
+
+
+def plate_data(game):
+    return table.PublicTable(game, store.load_state(game), store.table_seats(game.pk),
+                             []).plate_data
+
+
+def test_a_push_with_nobody_listening_renders_nothing(monkeypatch):
+    game = make_started_game(people(4), seed=10, spectators=True)
+    monkeypatch.setattr(table, "PublicTable", None)  # would fail if it were built
+    assert effects.seat_pushes(game.pk, listening=lambda groups: set()) == []
+
+
+def test_the_push_benchmark_reports_each_table_size():
+    out = io.StringIO()
+    call_command("bench_push", positions=3, sizes="4,6", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert any(line.strip().startswith("4 listening seats: wall ") for line in lines)
+    assert any(line.strip().startswith("6 listening seats: wall ") for line in lines)
+    assert not Game.objects.exists()  # its games are deleted after
