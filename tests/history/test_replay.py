@@ -12,7 +12,7 @@ from games.actions import moderation
 from games.models import Game
 from games.presenters import describe, replay
 from tests.conftest import make_started_game, make_user, play_until
-from tests.games.test_table_secrecy import cards_in, codes_in
+from tests.games.presenters.test_table_secrecy import cards_in, codes_in
 from tests.history.helpers import make_finished_game, rows
 
 pytestmark = pytest.mark.django_db

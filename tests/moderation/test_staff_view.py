@@ -13,7 +13,7 @@ from django.urls import reverse
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user, play_until
-from tests.games.test_table_secrecy import Knowable, cards_in
+from tests.games.presenters.test_table_secrecy import Knowable, cards_in
 
 pytestmark = pytest.mark.django_db
 

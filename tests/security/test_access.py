@@ -2,7 +2,7 @@
 table that is not theirs; no page, push or email a person can reach shows a hidden card.
 
 The card scan and the per-seat "what could this seat know" come from the table's own
-secrecy test (tests/games/test_table_secrecy.py): every card name or code in a
+secrecy test (tests/games/presenters/test_table_secrecy.py): every card name or code in a
 document, hidden elements and attributes included, against the seat's view and every
 event it was shown.
 """
@@ -23,7 +23,7 @@ from games.models import EmailOutbox, Game, GameEvent
 from games.routing import websocket_urlpatterns
 from lobby import services as lobby
 from tests.conftest import PASSWORD, make_started_game, make_user, play_one
-from tests.games.test_table_secrecy import Knowable, cards_in
+from tests.games.presenters.test_table_secrecy import Knowable, cards_in
 from tests.security.world import build_world, fingerprint
 
 

@@ -18,8 +18,8 @@ from games.presenters import replay, table
 from games.presenters.describe import describe, seat_names
 from games.store import recent_events
 from tests.conftest import make_started_game, make_user
-from tests.games.test_fragment_markup import play_random
-from tests.games.test_table_secrecy import cards_in, codes_in
+from tests.games.presenters.test_fragment_markup import play_random
+from tests.games.presenters.test_table_secrecy import cards_in, codes_in
 
 # Every event type the engine emits. Random games produce all of them (a concession is
 # played on purpose) but "pass_turn", which needs an empty draw pile and discard pile:

@@ -15,7 +15,7 @@ from games import effects, push, store
 from games.models import Game
 from games.presenters import table
 from tests.conftest import make_started_game, make_user
-from tests.games.test_fragment_markup import play_random
+from tests.games.presenters.test_fragment_markup import play_random
 
 pytestmark = pytest.mark.django_db
 

@@ -176,7 +176,7 @@ def test_a_person_to_move_gets_a_deadline_and_a_bot_to_move_does_not(ana):
 def test_after_commit_a_seat_is_sent_the_new_event_and_nothing_it_may_not_see(
     four, django_capture_on_commit_callbacks
 ):
-    from tests.games.test_pages import hidden_codes, shows_card
+    from tests.games.views.test_pages import hidden_codes, shows_card
 
     game = make_started_game(four)
     layer = get_channel_layer()

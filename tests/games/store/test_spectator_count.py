@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from games.store import spectators
 from tests.conftest import make_started_game, make_user
-from tests.games.test_consumers import communicator, connected
+from tests.games.views.test_consumers import communicator, connected
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

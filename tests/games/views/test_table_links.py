@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from lobby.models import Report
 from tests.conftest import make_started_game
-from tests.games.test_pages import page_for
+from tests.games.views.test_pages import page_for
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 
 from games.models import Game
 from tests.conftest import make_started_game
-from tests.games.test_pages import page_for
+from tests.games.views.test_pages import page_for
 
 pytestmark = pytest.mark.django_db
 
