@@ -76,15 +76,13 @@ SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
 # eval, so injected markup runs nothing. 'self' in connect-src covers the table's
 # same-origin ws:/wss: socket (CSP 3; tests/security/test_csp_browser.py sees it work).
 # base.html turns off the <style> htmx would insert. Django's admin runs under it as is.
-# Style attributes stay allowed: the seat plates are placed by style="--x: ..; --y: .."
-# (games/views.py); an attribute styles its own element only, where a <style> could
-# read the page through selectors. tests/security/test_csp.py allows no other one.
+# No style attribute either: the seat plates are placed by CSS from the reader's seat
+# (static/css/table.css), and tests/security/test_csp.py finds none on any page.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
-        "style-src-attr": ["'unsafe-inline'"],
         "img-src": ["'self'"],
         "connect-src": ["'self'"],
         "object-src": ["'none'"],
