@@ -17,9 +17,12 @@ CENTRES = """() => {
   return Array.from(document.querySelectorAll('#table-seats .plate'), (p) => {
     const r = p.getBoundingClientRect();
     return [p.id, (r.left + r.width / 2 - felt.left) / felt.width * 100,
-            (r.top + r.height / 2 - felt.top) / felt.height * 100];
+            (r.top + r.height / 2 - felt.top) / felt.height * 100,
+            r.left >= felt.left - 0.5 && r.right <= felt.right + 0.5, felt.width];
   });
 }"""
+# On a phone a side plate is held 3.75rem from the felt's edge (table.css), inside the screen.
+PHONE_EDGE_PX = 3.75 * 16
 
 
 def expected_place(number, me, players):
@@ -45,10 +48,16 @@ def test_every_reader_sees_themselves_at_the_bottom_and_the_others_clockwise(
             page = context.new_page()
             page.goto(f"{live_server.url}/games/{game.pk}/")
             places = page.evaluate(CENTRES)
+            # Nothing pushes the page sideways, on a phone either.
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= width
             context.close()
             me = reader if reader is not None else 0
             assert [p[0] for p in places] == [f"seat-{n}" for n in range(players)]
-            for number, (_ident, x, y) in enumerate(places):
+            for number, (_ident, x, y, inside, felt_width) in enumerate(places):
                 want_x, want_y = expected_place(number, me, players)
+                if width < 768:
+                    edge = PHONE_EDGE_PX / felt_width * 100
+                    want_x = min(max(want_x, edge), 100 - edge)
+                    assert inside, (reader, number, "sticks out of the felt")
                 assert abs(x - want_x) < 0.5 and abs(y - want_y) < 0.5, (
                     reader, width, number, (x, y), (want_x, want_y))
