@@ -27,7 +27,9 @@
     if (newSeq < seq) return;
     const selected = pressedCodes();
     const open = Array.from(document.querySelectorAll(".colour-choice:not([hidden]), #concede-confirm:not([hidden])"), (p) => p.id);
+    const pile = discardState();
     htmx.swap(document.body, html, { swapStyle: "none" });
+    restoreDiscard(pile);
     fillCsrf();
     seq = Math.max(seq, newSeq);
     page.dataset.seq = String(seq);
@@ -41,6 +43,40 @@
       if (opener) opener.setAttribute("aria-expanded", "true");
     });
     tick();
+    showTurn();
+  }
+
+  // The discard pile's list stays as the reader left it across pushes: open, and scrolled
+  // where they were (or at its newest end, if they were there).
+  function discardState() {
+    const list = document.getElementById("discard-list");
+    if (!list) return null;
+    const box = list.querySelector("ol");
+    return {
+      open: list.open,
+      top: box ? box.scrollTop : 0,
+      atEnd: box ? box.scrollTop + box.clientHeight >= box.scrollHeight - 2 : true,
+    };
+  }
+
+  function restoreDiscard(state) {
+    const list = document.getElementById("discard-list");
+    if (!state || !list) return;
+    list.open = state.open;
+    const box = list.querySelector("ol");
+    if (box) box.scrollTop = state.atEnd ? box.scrollHeight : state.top;
+  }
+
+  // The tab says when the game waits for this reader, and so does its icon.
+  const baseTitle = document.title;
+  const icon = document.querySelector('link[rel="icon"]');
+  const baseIcon = icon ? icon.getAttribute("href") : null;
+  function showTurn() {
+    const mine = !!document.querySelector("#table-status .your-turn");
+    document.title = mine ? `Your turn · ${baseTitle}` : baseTitle;
+    if (icon && page.dataset.turnIcon) {
+      icon.setAttribute("href", mine ? page.dataset.turnIcon : baseIcon);
+    }
   }
 
   // Pushed fragments are rendered without a request, so their forms hold no CSRF token:
@@ -244,6 +280,7 @@
   }
   setInterval(tick, 1000);
   tick();
+  showTurn();
 
   // Logging out ends this page's socket at once (the server closes it too).
   document.querySelectorAll("form[action$='/accounts/logout/']").forEach((f) =>

@@ -1,0 +1,32 @@
+"""In Chromium: the tab says when the game waits for the reader, and the discard pile's list
+stays open across the pushes of other players' moves."""
+
+import pytest
+
+from tests.conftest import make_started_game, make_user
+from tests.e2e.conftest import logged_in_page
+from tests.e2e.test_table_browser import act_once, seq_of, wait_past
+
+pytestmark = [pytest.mark.browser]
+
+
+def test_the_tab_shows_your_turn_and_the_discard_list_stays_open(daphne_url, chromium_browser):
+    player = make_user("tabby")
+    game = make_started_game([player], players=4, seed=41)
+    page = logged_in_page(chromium_browser, daphne_url, player)
+    page.goto(f"{daphne_url}/games/{game.pk}/")
+    # The setup pass waits for everyone, this reader included.
+    page.wait_for_function("() => document.title.startsWith('Your turn')")
+    assert page.locator('link[rel="icon"]').get_attribute("href").endswith("favicon-turn.svg")
+
+    page.locator("#discard-list summary").click()
+    assert page.locator("#discard-list").evaluate("d => d.open")
+    seq = seq_of(page)
+    assert act_once(page)  # the pass: the bots answer, and their moves are pushed
+    wait_past(page, seq)
+    page.wait_for_timeout(300)
+    assert page.locator("#discard-list").evaluate("d => d.open")
+    # Once the game waits for others, the tab says nothing.
+    page.wait_for_function(
+        "() => !!document.querySelector('#table-status .your-turn')"
+        " === document.title.startsWith('Your turn')")
