@@ -282,6 +282,43 @@
   tick();
   showTurn();
 
+  // Keyboard shortcuts (listed in #keys-help): each presses the control a mouse would, so
+  // a move made by key goes the same way as a click.
+  const KEYS = { d: "#btn-draw", p: "#btn-pass", t: "#btn-take" };
+  function press(selector) {
+    const control = document.querySelector(selector);
+    if (!control || control.disabled || control.closest("[hidden]")) return false;
+    control.focus();
+    control.click();
+    return true;
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest("input, textarea, select, [contenteditable]")) return;
+    const key = event.key.toLowerCase();
+    let done = false;
+    if (key === "?") {
+      const help = document.getElementById("keys-help");
+      if (help) { help.open = !help.open; done = true; }
+    } else if (/^[0-9]$/.test(key)) {
+      const cards = document.querySelectorAll("#hand-form .hand-card");
+      const card = cards[key === "0" ? 9 : parseInt(key, 10) - 1];
+      if (card && !card.disabled) { card.focus(); card.click(); done = true; }
+    } else if ("rygb".includes(key) && key.length === 1) {
+      const panel = document.querySelector(".colour-choice:not([hidden])");
+      if (panel) done = press(`#${panel.id} button[value="${key.toUpperCase()}"]`);
+    } else if (key === "s") {
+      done = press("#btn-pick") || press("#btn-give");
+    } else if (key === "h") {
+      const first = document.querySelector("#hand-form .hand-card:not([disabled])") ||
+        document.querySelector("#hand-form .hand-card");
+      if (first) { first.focus(); done = true; }
+    } else if (KEYS[key]) {
+      done = press(KEYS[key]);
+    }
+    if (done) event.preventDefault();
+  });
+
   // Logging out ends this page's socket at once (the server closes it too).
   document.querySelectorAll("form[action$='/accounts/logout/']").forEach((f) =>
     f.addEventListener("submit", () => { stopped = true; if (socket) socket.close(1000); }));
