@@ -106,6 +106,10 @@ class Game(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    # "Play again": the table offered to the same seats after this one ended.
+    rematch_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="rematches")
+
     objects = GameQuerySet.as_manager()
 
     class Meta:

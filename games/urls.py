@@ -7,4 +7,5 @@ app_name = "games"
 urlpatterns = [
     path("<int:game_id>/", views.play, name="play"),
     path("<int:game_id>/act/", views.act, name="act"),
+    path("<int:game_id>/again/", views.again, name="again"),
 ]

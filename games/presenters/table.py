@@ -91,6 +91,10 @@ class PublicTable:
                                  for t in range(half))
         # A read of the cache (Redis in production): once per push, not once per reader.
         self.watching = spectators.count(game.pk) if game.spectators else None
+        # Play again: the open table a player of this finished game opened after it.
+        self.rematch = (Game.objects.filter(rematch_of=game.pk, status=Game.Status.OPEN)
+                        .values_list("pk", flat=True).first()
+                        if game.status == Game.Status.FINISHED else None)
 
     def name(self, number):
         return self.names.get(number, f"Seat {number + 1}")
@@ -310,6 +314,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "can_concede": (seat is not None and not finished and not view["departed"][seat]
                         and not bot_for_good),
         "finished": finished,
+        "play_again": seat is not None and game.status == Game.Status.FINISHED,
+        "rematch": public.rematch,
         "my_turn_label": my_turn_label,
         "turn_name": turn_name,
         "waiting_names": [names.get(s) for s in sorted(waiting) if s != seat],

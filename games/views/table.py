@@ -5,10 +5,11 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from games.actions import decisions
+from games.actions import decisions, rematch
 from games.actions.moves import clean_action
 from games.models import Game, GameEvent
 from games.presenters.table import table_context
@@ -109,3 +110,16 @@ def act(request, game_id):
         return render(request, "games/table.html#fragments", context, status=status)
     messages.error(request, error)
     return render(request, "games/table.html", context, status=status)
+
+
+@login_required
+@require_POST
+def again(request, game_id):
+    """Play again: to the new table with the same seats (docs/table.md)."""
+    try:
+        new = rematch.play_again(game_id, request.user)
+    except Game.DoesNotExist:
+        raise Http404("No such table.") from None
+    except rematch.RematchRefused as exc:
+        return render(request, "403.html", {"exception": str(exc)}, status=exc.status)
+    return redirect("lobby:table", game_id=new.pk)

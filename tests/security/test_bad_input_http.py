@@ -339,6 +339,14 @@ def game_args(w, draw):
     return (any_game_id(w, draw),)
 
 
+def again(w, draw):
+    # An outsider, or anyone at a table not over (the open one): never a new table.
+    user, game_id = draw(st.sampled_from([(w.ed, w.game.pk), (w.ana, w.open_table.pk),
+                                          (w.ed, w.open_table.pk)]))
+    return Request(user, "post", url("games:again", spoilt(draw, game_id)),
+                   draw(junk_fields([])))
+
+
 def user_args(w, draw):
     return (draw(st.one_of(st.sampled_from(["ana", "ed", "mo"]), path_parts)),)
 
@@ -358,6 +366,7 @@ CASES = {
     "accounts:password_reset_complete": page("accounts:password_reset_complete"),
     "games:play": page("games:play", game_args),
     "games:act": act,
+    "games:again": again,
     "history:mine": page("history:mine"),
     "history:profile": page("history:profile", user_args),
     "history:player": page("history:player", user_args),
