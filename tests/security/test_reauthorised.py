@@ -284,6 +284,7 @@ def test_a_visitor_without_a_valid_session_may_neither_load_nor_follow_a_public_
     async def scenario():
         comm = socket(game, cookie=cookie)
         ok, code = await comm.connect()
+        await comm.disconnect()  # ends the refused consumer, or it outlives the loop
         assert (ok, code) == (False, 4401)
 
     async_to_sync(scenario)()

@@ -73,6 +73,7 @@ def test_a_visitor_without_a_session_is_not_let_in_nor_counted(four):
     async def scenario():
         comm = communicator(game, AnonymousUser())
         ok, code = await comm.connect()
+        await comm.disconnect()  # ends the refused consumer, or it outlives the loop
         assert (ok, code) == (False, 4401)
 
     async_to_sync(scenario)()

@@ -146,6 +146,7 @@ def test_an_outsider_is_refused_at_a_table_without_spectators(four, ed):
     async def scenario():
         comm = communicator(game, ed)
         ok, code = await comm.connect()
+        await comm.disconnect()  # ends the refused consumer, or it outlives the loop
         assert not ok
         assert code == 4403
 
