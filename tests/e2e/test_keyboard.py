@@ -65,17 +65,3 @@ def test_a_player_plays_by_keyboard(daphne_url, chromium_browser):
             time.sleep(0.1)
         assert GameEvent.objects.filter(game=game, seat=0, kind="draw").count() == before + 1
 
-
-def test_the_focus_stays_where_it_was_when_a_push_redraws_the_hand(daphne_url, chromium_browser):
-    player = make_user("focus")
-    game = make_started_game([player], players=4, seed=44)
-    page = logged_in_page(chromium_browser, daphne_url, player)
-    page.goto(f"{daphne_url}/games/{game.pk}/")
-    page.locator("#hand-form").wait_for()
-    page.keyboard.press("1")
-    page.keyboard.press("s")  # the setup pass: the bots play on, and each move is pushed
-    page.locator("#btn-concede").focus()
-    seq = seq_of(page)
-    wait_past(page, seq)
-    page.wait_for_timeout(300)
-    assert page.evaluate("() => document.activeElement.id") == "btn-concede"
