@@ -28,6 +28,9 @@
     const selected = pressedCodes();
     const open = Array.from(document.querySelectorAll(".colour-choice:not([hidden]), #concede-confirm:not([hidden])"), (p) => p.id);
     const pile = discardState();
+    // static/js/motion.js listens to these two: it notes where things were before the
+    // swap and animates from there after it.
+    document.dispatchEvent(new CustomEvent("table:beforeswap", { detail: { seq: newSeq } }));
     htmx.swap(document.body, html, { swapStyle: "none" });
     restoreDiscard(pile);
     fillCsrf();
@@ -44,6 +47,7 @@
     });
     tick();
     showTurn();
+    document.dispatchEvent(new CustomEvent("table:swapped", { detail: { seq: seq } }));
   }
 
   // The discard pile's list stays as the reader left it across pushes: open, and scrolled

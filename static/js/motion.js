@@ -1,0 +1,1 @@
+// The table's motion: see static/css/motion.css.
