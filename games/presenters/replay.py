@@ -12,14 +12,16 @@ Who sees what (see docs/history.md):
 - ALL hands: every seat's hand and every event; only once the game is finished.
 """
 
+import functools
 from dataclasses import dataclass
 
 from django.utils import timezone
 
 from games import engine
-from games.models import Game, GameEvent
+from games.models import TEAM_SHAPES, Game, GameEvent
 from games.presenters import describe
-from games.presenters.cards import COLOR_NAMES
+from games.presenters.cards import COLOR_NAMES, card_face
+from games.presenters.table import PublicTable
 
 STAFF_ONLY = []  # a `visible_to` that no seat matches: moderator notes
 LOG_LINES = 40
@@ -38,7 +40,7 @@ class Perspective:
     def label(self):
         if self.all_hands:
             return "all hands"
-        return "public view" if self.seat is None else f"view of seat {self.seat}"
+        return "public view" if self.seat is None else f"view of seat {self.seat + 1}"
 
 
 def is_finished(game):
@@ -108,59 +110,108 @@ def visible_events(events, perspective):
     return engine.events_for(events, perspective.seat)
 
 
-def frame(game, rows, step, perspective, names, reader=None):
+class StepTable(PublicTable):
+    """The table as every reader saw it at one step: the live table's own plates, direction
+    and piles (presenters.table.PublicTable), from that step's public view and the event
+    rows up to it.
+
+    Two things PublicTable reads are about the game now, not about the step, and are put
+    back to the step's: whether the game is over (a finished game's plates would otherwise
+    show nobody to play at any step) and the stand-in notes on the names (a bot that played
+    for someone at the end did not at step 5).
+    """
+
+    def __init__(self, game, state, seats, rows):
+        super().__init__(game, state, seats, rows)
+        self.finished = bool(self.view.get("game_over"))
+        self.names = dict(self.log_names)
+
+
+def frame(game, rows, step, perspective, names, reader=None, seats=None):
     """What the reader sees at `step` (1 = after the deal): a dict for the template.
 
     `reader` is the reader's own seat at this table (None: they did not play): the log
-    calls it "you", whichever perspective they follow, as the table did.
+    calls it "you" and its plate says so, whichever perspective they follow, as the table
+    did. `seats` are the game's Seat rows (read here when not given).
     """
     total = len(rows)
     step = max(1, min(step, total))
     state = state_at(game, rows, step)
     view = state.view(perspective.seat)
+    n, half = game.players, game.players // 2
     if perspective.all_hands:
-        hands = [state.view(s)["hand"] for s in range(game.players)]
+        hands = [state.view(s)["hand"] for s in range(n)]
     elif perspective.seat is not None:
-        hands = [view["hand"] if s == perspective.seat else None for s in range(game.players)]
+        hands = [view["hand"] if s == perspective.seat else None for s in range(n)]
     else:
-        hands = [None] * game.players
-    seats = [
+        hands = [None] * n
+    seats_info = [
         {
             "number": s,
             "name": names.get(s, f"Seat {s + 1}"),
-            "team": s % (game.players // 2),
+            "team": s % half,
+            "shape": TEAM_SHAPES[s % half],
             "cards": view["hand_sizes"][s],
             "hand": None if hands[s] is None else [engine.card_name(c) for c in hands[s]],
+            "faces": None if hands[s] is None else [card_face(c) for c in hands[s]],
             "out": view["out"][s],
             "departed": view["departed"][s],
-            "to_play": view.get("turn") == s,
+            "to_play": view.get("turn") == s and not view.get("game_over"),
             "followed": s == perspective.seat,
+            "you": s == reader,
         }
-        for s in range(game.players)
+        for s in range(n)
     ]
     log = []
     for row in rows[:step]:
         for event in visible_events(row.events, perspective):
             log.append({"seq": row.seq,
-                        "text": describe.describe(event, reader, names, game.players),
+                        "text": describe.describe(event, reader, names, n),
                         "current": row.seq == rows[step - 1].seq})
     row = rows[step - 1]
+    if seats is None:
+        seats = seats_of(game)
+    table = StepTable(game, state, seats, rows[:step])
+    # The followed seat sits at the bottom of the felt, as a player's own seat does on the
+    # table; with none followed, the reader's own seat, else seat 1.
+    me = perspective.seat if perspective.seat is not None else reader if reader is not None else 0
+    outcome = view.get("round_over")
+    over = view.get("game_over")
     return {
         "step": step,
         "total": total,
         "row": {"seq": row.seq, "seat": row.seat, "kind": row.kind, "actor": row.actor,
                 "who": names.get(row.seat, "") if row.seat is not None else ""},
         "view": view,
-        "seats": seats,
+        "seats": seats_info,
+        "hands": [s for s in seats_info if s["faces"] is not None],
         "top": engine.card_name(view["discard"][-1]) if view["discard"] else "",
         "color": COLOR_NAMES.get(view.get("color"), view.get("color") or ""),
         "log": log[-LOG_LINES:],
+        # As the table's log reads: newest move first, each move's own steps in order.
+        "moves": sorted(log[-LOG_LINES:], key=lambda line: -line["seq"]),
+        "current": [line["text"] for line in log if line["current"]],
+        "table": table,
+        "me": me,
+        # Rendered only when the template asks: the tests fold thousands of frames.
+        "plates": functools.partial(table.plates_for, reader),
+        "scores": functools.partial(table.scores, None if reader is None else reader % half),
+        "turn_name": (names.get(view["turn"], f"Seat {view['turn'] + 1}")
+                      if view.get("turn") is not None and not over else None),
+        "round_winner": TEAM_SHAPES[outcome["winner"]]
+        if outcome and outcome.get("winner") is not None else None,
+        "game_winner": TEAM_SHAPES[over["winner"]]
+        if over and over.get("winner") is not None else None,
     }
 
 
-def seat_names(game):
+def seats_of(game):
+    return list(game.seats.select_related("user"))
+
+
+def seat_names(game, seats=None):
     """{seat: name} as the table's log names them (presenters.describe.seat_names)."""
-    return describe.seat_names(game.seats.select_related("user"))
+    return describe.seat_names(seats if seats is not None else seats_of(game))
 
 
 def export(game):

@@ -8,6 +8,8 @@ from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.http import urlencode
 
 from accounts.models import User
 from games.models import Game
@@ -95,24 +97,23 @@ def replay_view(request, game_id):
         raise Http404("This game has no events yet.")
     default = len(rows) if game.status == Game.Status.ACTIVE else 1
     step = _int(request.GET.get("step"), default)
-    names = replay.seat_names(game)
+    seats = replay.seats_of(game)
+    names = replay.seat_names(game, seats)
     own = replay.seat_of(game, request.user)
-    frame = replay.frame(game, rows, step, perspective, names, reader=own)
+    frame = replay.frame(game, rows, step, perspective, names, reader=own, seats=seats)
     finished = replay.is_finished(game)
+    params = {"all": 1} if perspective.all_hands else (
+        {} if perspective.seat is None else {"seat": perspective.seat})
 
     def link(to):
-        params = {"step": to}
-        if perspective.all_hands:
-            params["all"] = 1
-        elif perspective.seat is not None:
-            params["seat"] = perspective.seat
-        return "?" + "&".join(f"{k}={v}" for k, v in params.items())
+        return "?" + urlencode({"step": to, **params})
 
     step = frame["step"]
     context = {
         "game": game,
         "frame": frame,
         "perspective": perspective,
+        "perspective_params": params,
         "own_seat": own,
         "finished": finished,
         # Seats this reader may follow: their own, or every seat once the game is over.
@@ -127,9 +128,15 @@ def replay_view(request, game_id):
             "next": link(step + 1) if step < frame["total"] else None,
             "last": link(frame["total"]) if step < frame["total"] else None,
         },
+        "permalink": request.build_absolute_uri(request.path + link(step)),
+        "speeds": ["0.5", "1", "2", "4"],
     }
     template = "replay/replay.html#frame" if request.htmx else "replay/replay.html"
-    return render(request, template, context)
+    response = render(request, template, context)
+    # The same address answers the page or, asked by the replay's script, the step's
+    # fragment alone: a cache must not give one for the other.
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 @login_required

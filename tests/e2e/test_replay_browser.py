@@ -1,5 +1,5 @@
-"""In a real Chromium: open a finished game's replay and step through it with the
-buttons and the keyboard."""
+"""In a real Chromium: open a finished game's replay and step through it with the buttons,
+the keys, the slider, the browser's own back button and the automatic play."""
 
 import re
 
@@ -13,18 +13,30 @@ from tests.history.helpers import make_finished_game, rows
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_player_steps_through_a_finished_game_with_buttons_and_keys(replay_page, live_server):
-    page = replay_page
+def open_replay(page, live_server):
+    """Ana's finished game, its replay opened in `page` logged in as Ana; its step count."""
     users = [make_user(n, display_name=n.title()) for n in ("ana", "bo", "cy", "di")]
     game = make_finished_game(users)
-    total = len(rows(game))
-
     page.goto(live_server.url + "/accounts/login/")
     page.locator("#id_username").fill("ana")
     page.locator("#id_password").fill(PASSWORD)
     page.locator("form button[type=submit]").last.click()
     page.wait_for_url(re.compile(r"/$"))
     page.goto(f"{live_server.url}/games/{game.pk}/replay/")
+    return game, len(rows(game))
+
+
+def watch_errors(page):
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def test_a_player_steps_through_a_finished_game_with_buttons_and_keys(replay_page, live_server):
+    page = replay_page
+    errors = watch_errors(page)
+    game, total = open_replay(page, live_server)
 
     position = page.locator("#replay-position")
     expect(position).to_have_text(f"Step 1 of {total}")
@@ -49,3 +61,90 @@ def test_a_player_steps_through_a_finished_game_with_buttons_and_keys(replay_pag
     page.get_by_role("button", name="Show").click()
     expect(position).to_have_text(f"Step 2 of {total}")
     expect(page.locator(".replay-hand")).to_have_count(4)
+    expect(page.locator(".replay-hand .card .face").first).to_be_visible()
+    assert errors == []
+
+
+def test_stepping_swaps_the_step_in_place_and_every_step_has_its_own_address(replay_page, live_server):
+    page = replay_page
+    errors = watch_errors(page)
+    game, total = open_replay(page, live_server)
+    position = page.locator("#replay-position")
+    expect(position).to_have_text(f"Step 1 of {total}")
+    # A page load would lose this.
+    page.evaluate("window.replayMarker = 'still here'")
+
+    page.locator("#replay-next").click()
+    expect(position).to_have_text(f"Step 2 of {total}")
+    expect(page).to_have_url(re.compile(r"\?step=2$"))
+    page.keyboard.press("ArrowRight")
+    expect(position).to_have_text(f"Step 3 of {total}")
+    expect(page).to_have_url(re.compile(r"\?step=3$"))
+    expect(page.locator("#replay-permalink")).to_have_attribute("href", re.compile(r"\?step=3$"))
+    expect(page.locator("#replay-step")).to_have_value("3")
+    expect(page.locator("#replay-felt .plate")).to_have_count(4)
+
+    # The slider jumps to any step.
+    page.locator("#replay-step").fill("20")
+    expect(position).to_have_text(f"Step 20 of {total}")
+    expect(page).to_have_url(re.compile(r"\?step=20$"))
+    expect(page.locator("#replay-prev")).to_have_attribute("href", re.compile(r"\?step=19$"))
+    # The browser's back button goes back a step, still without a page load.
+    page.go_back()
+    expect(position).to_have_text(f"Step 3 of {total}")
+    assert page.evaluate("window.replayMarker") == "still here"
+
+    # The address opened on its own shows that step.
+    page.goto(f"{live_server.url}/games/{game.pk}/replay/?step=20")
+    assert page.evaluate("window.replayMarker") is None
+    expect(position).to_have_text(f"Step 20 of {total}")
+    expect(page.locator("#replay-felt .plate")).to_have_count(4)
+    assert errors == []
+
+
+def test_autoplay_advances_by_itself_pauses_and_stops_at_the_end(replay_page, live_server):
+    page = replay_page
+    errors = watch_errors(page)
+    game, total = open_replay(page, live_server)
+    position = page.locator("#replay-position")
+    play = page.locator("#replay-play")
+    expect(play).to_be_visible()
+
+    page.locator("#replay-speed").select_option("4")
+    play.click()
+    expect(play).to_have_text("Pause")
+    # Each step shows for a quarter of a second only: watched on every frame, not polled.
+    page.wait_for_function("() => Number(document.getElementById('replay').dataset.step) >= 3",
+                           timeout=5_000)
+    play.click()
+    expect(play).to_have_text("Play")
+    paused_at = page.locator("#replay").get_attribute("data-step")
+    page.wait_for_timeout(900)  # more than three steps at 4x
+    assert page.locator("#replay").get_attribute("data-step") == paused_at
+
+    # Near the end it plays to the last step and stops there by itself.
+    page.locator("#replay-step").fill(str(total - 2))
+    expect(position).to_have_text(f"Step {total - 2} of {total}")
+    play.click()
+    expect(position).to_have_text(f"Step {total} of {total}", timeout=5_000)
+    expect(play).to_have_text("Play")
+    page.wait_for_timeout(600)
+    expect(position).to_have_text(f"Step {total} of {total}")
+    expect(page).to_have_url(re.compile(rf"\?step={total}$"))
+    assert errors == []
+
+
+def test_the_first_and_last_controls_draw_their_icons(replay_page, live_server):
+    page = replay_page
+    open_replay(page, live_server)
+    page.locator("#replay-next").click()
+    expect(page.locator("#replay-position")).to_have_text(re.compile(r"^Step 2 of"))
+    for name in ("first", "prev", "next", "last", "play"):
+        control = page.locator(f"#replay-{name}")
+        box = control.locator("svg").bounding_box()
+        assert box and box["width"] > 8 and box["height"] > 8, name
+        # The icon's shape itself, not only its box: an unresolved <use> draws nothing.
+        drawn = control.locator("use").evaluate("(use) => { const b = use.getBBox(); return [b.width, b.height]; }")
+        assert drawn[0] > 0 and drawn[1] > 0, name
+        # Besides the icon, only plain letters: nothing a font could lack.
+        assert re.fullmatch(r"[A-Za-z ]+", control.inner_text().strip()), name

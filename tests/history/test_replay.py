@@ -231,3 +231,123 @@ def test_the_export_leaves_out_moderator_notes(client, ana, bo, cy, di):
     assert '"moderator"' in body
     replay_html = get(client, game, step=10**6, all=1).content.decode()
     assert "secret reason about Bo" not in replay_html
+
+
+def fragment(client, game, **params):
+    url, params = replay_url(game, **params)
+    return client.get(url, params, headers={"HX-Request": "true"})
+
+
+def plate(html, seat):
+    """The markup of seat `seat`'s plate."""
+    match = re.search(rf'<li class="plate [^"]*" id="seat-{seat}".*?</li>', html, re.S)
+    assert match, seat
+    return match.group(0)
+
+
+def test_a_steps_fragment_draws_the_table_as_it_stood_at_that_step(client, four):
+    game = make_finished_game(four)
+    event_rows = rows(game)
+    client.force_login(four[0])
+    # Steps in the middle of the game: someone is to play, the piles have moved.
+    for step in (2, len(event_rows) // 3, len(event_rows) // 2):
+        response = fragment(client, game, step=step)
+        html = response.content.decode()
+        assert html.lstrip().startswith('<section id="replay"')
+        assert "HX-Request" in response["Vary"]
+        assert 'id="replay-controls"' not in html  # the controls stay on the page
+        view = replay.state_at(game, event_rows, step).view(None)
+        assert f'data-step="{step}"' in html
+        assert '<section id="replay-felt" class="felt players-4" data-me="0"' in html
+        for seat in range(4):
+            markup = plate(html, seat)
+            assert f'{view["hand_sizes"][seat]}<span class="visually-hidden"> card' in markup
+            assert (" to-play" in markup.split(">")[0]) == (view.get("turn") == seat), (step, seat)
+        assert f'aria-label="Draw pile: {view["draw_pile_size"]} cards"' in html
+        top = engine.card_name(view["discard"][-1])
+        assert f'aria-label="Top of the discard pile: {top}"' in html
+        assert f'aria-label="Colour in play: {replay.COLOR_NAMES[view["color"]]}"' in html
+        way = "clockwise" if view["direction"] == 1 else "counter-clockwise"
+        assert f'aria-label="Play goes {way}"' in html
+        # The reader's own plate is theirs, their partner's their partner's, as on the table.
+        assert " you" in plate(html, 0).split(">")[0]
+        assert "your partner" in plate(html, 2)
+
+
+def test_the_followed_hand_is_drawn_as_card_faces_at_the_bottom_of_the_felt(client, four):
+    game = make_finished_game(four)
+    event_rows = rows(game)
+    client.force_login(four[0])
+    step = len(event_rows) // 2
+    html = fragment(client, game, step=step, seat=2).content.decode()
+    assert 'data-me="2"' in html and 'data-followed="2"' in html
+    hand = replay.state_at(game, event_rows, step).view(2)["hand"]
+    assert hand
+    section = re.search(r'<div class="replay-hand" data-seat="2">.*?</ul>', html, re.S).group(0)
+    faces = re.findall(r'<span class="card" role="img" aria-label="([^"]+)"><span class="face', section)
+    assert faces == [engine.card_name(c) for c in hand]
+    assert html.count('class="replay-hand"') == 1
+
+
+def test_bots_are_named_by_their_seat_and_seats_are_numbered_from_one(client, ana, bo):
+    game = make_finished_game([ana, bo], bots=["hard"])
+    client.force_login(ana)
+    html = get(client, game, step=10**6, seat=2).content.decode()
+    assert "Bot 3 (Hard)" in html and "Bot 4 (Hard)" in html
+    assert "Bot (Hard)" not in html
+    assert ">Seat 3: Bot 3 (Hard)</option>" in html and ">Seat 1: Ana (you)</option>" in html
+    assert "Showing: view of seat 3." in html
+    assert "Seat 3: Bot 3 (Hard)" in re.search(r'<div class="replay-hand".*?</h2>', html, re.S).group(0)
+    assert '<span class="name">Bot 4 (Hard)</span>' in plate(html, 3)
+    # The log's lines name the bots the same way.
+    log = re.search(r'<ul class="log" id="replay-log">.*?</ul>', html, re.S).group(0)
+    assert "Bot 3 (Hard)" in log or "Bot 4 (Hard)" in log
+
+
+def test_the_step_controls_are_links_that_keep_the_perspective(client, four):
+    game = make_finished_game(four)
+    total = len(rows(game))
+    client.force_login(four[0])
+    html = get(client, game, step=3, seat=1).content.decode()
+    path = reverse("history:replay", args=[game.pk])
+    assert 'id="replay-first" class="button step-link" href="?step=1&amp;seat=1"' in html
+    assert 'id="replay-prev" class="button step-link" href="?step=2&amp;seat=1"' in html
+    assert 'id="replay-next" class="button step-link" href="?step=4&amp;seat=1"' in html
+    assert f'id="replay-last" class="button step-link" href="?step={total}&amp;seat=1"' in html
+    assert f'id="replay-permalink" class="replay-permalink" href="http://testserver{path}?step=3&amp;seat=1"' in html
+    jump = re.search(r'<form class="replay-jump".*?</form>', html, re.S).group(0)
+    assert '<input type="hidden" name="seat" value="1">' in jump
+    assert f'name="step" min="1" max="{total}" value="3"' in jump
+    first = get(client, game, step=1, all=1).content.decode()
+    assert 'id="replay-first" class="button step-link" aria-disabled="true"' in first
+    assert 'id="replay-prev" class="button step-link" aria-disabled="true"' in first
+    assert 'href="?step=2&amp;all=1"' in first
+
+
+def test_the_controls_draw_their_icons_instead_of_relying_on_a_fonts_glyphs(client, four):
+    game = make_finished_game(four)
+    client.force_login(four[0])
+    html = get(client, game, step=3).content.decode()
+    for name in ("first", "prev", "next", "last"):
+        link = re.search(rf'<a id="replay-{name}".*?</a>', html, re.S).group(0)
+        assert f'<use href="#icon-{name}">' in link
+        assert f'<symbol id="icon-{name}"' in html
+    controls = re.search(r'<nav class="replay-controls".*?</nav>', html, re.S).group(0)
+    text = re.sub(r"<[^>]+>", "", controls)
+    assert set(text) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .×\n"), (
+        set(text) - set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .×\n"))
+
+
+def test_a_player_following_their_seat_in_a_running_game_sees_no_card_they_did_not_know(client, four):
+    game = make_started_game(four)
+    play_until(game, 60)
+    event_rows = rows(game)
+    client.force_login(four[1])
+    for step in range(1, len(event_rows) + 1, 4):
+        response = get(client, game, step=step, seat=1)
+        html = response.content.decode()
+        shown = [e for row in event_rows[:step] for e in engine.events_for(row.events, 1)]
+        knowable = codes_in(shown) | codes_in(response.context["frame"]["view"])
+        assert cards_in(html) <= knowable, step
+        assert html.count('class="replay-hand"') == 1
+        assert 'data-seat="1"' in re.search(r'<div class="replay-hand"[^>]*>', html).group(0)
