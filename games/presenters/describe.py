@@ -7,6 +7,8 @@ written: callers hand over only the events the reader may see (`events_for`, or 
 event of a finished game's replay), and a line uses the fields of its event and nothing else.
 """
 
+import json
+
 from django.utils.html import escape
 
 from games import engine
@@ -54,6 +56,25 @@ class _Eyes:
         return you if s == self.reader else others
 
 
+def _pairs(seats, players, eyes):
+    """The pairs of partners among `seats`, each as "Ana and Cy": the reader's own pair
+    first and "you" first in it, the others in seat order."""
+    half = players // 2
+    pairs = []
+    for s in sorted(seats):
+        partner = (s + half) % players
+        if s > partner or partner not in seats:
+            continue
+        if partner == eyes.reader:
+            s, partner = partner, s
+        pair = f"{eyes.name(s)} and {eyes.name(partner)}"
+        if s == eyes.reader:
+            pairs.insert(0, pair)
+        else:
+            pairs.append(pair)
+    return pairs
+
+
 def _team(t):
     return f"Team {TEAM_SHAPES[t]}" if t is not None else "No team"
 
@@ -78,19 +99,18 @@ def describe(event, reader, names, players):
         what = "a card to pass" if event.get("kind") == "setup" else "a card to swap"
         return f"{subject(who)} {verb(who, 'have', 'has')} chosen {what}."
     if kind == "pick":
-        return (f"{subject(who)} chose {engine.card_name(event['card'])} to give "
+        how = "pass to" if event.get("kind") == "setup" else "swap with"
+        return (f"{subject(who)} chose {engine.card_name(event['card'])} to {how} "
                 f"{verb(who, 'your', 'their')} partner.")
     if kind in ("setup_pass", "swap"):
-        seats = event.get("seats", [])
-        pairs = []
-        for s in seats:
-            partner = (s + players // 2) % players
-            if s < partner and partner in seats:
-                pairs.append(f"{subject(s)} and {name(partner)}")
-        verb_text = "passed each other a card" if kind == "setup_pass" else "swapped a card"
-        return f"{'; '.join(pairs) or 'Partners'} {verb_text}."
-    if kind == "traded":
-        return (f"{subject(who)} gave {engine.card_name(event['gave'])} and received "
+        pairs = _pairs(event.get("seats", []), players, eyes)
+        if kind == "swap":
+            who_swapped = pairs[0][:1].upper() + pairs[0][1:] if pairs else "Partners"
+            return f"{who_swapped} swapped a card each."
+        return f"Partners passed each other a card{': ' + ', '.join(pairs) if pairs else ''}."
+    if kind == "traded":  # seen by the seat it is about (and in a replay of every hand)
+        return (f"{subject(who)} gave {name(event.get('partner'))} "
+                f"{engine.card_name(event['gave'])} and received "
                 f"{engine.card_name(event['received'])}.")
     if kind == "play":
         text = f"{subject(who)} played {engine.card_name(event['card'])}"
@@ -108,10 +128,18 @@ def describe(event, reader, names, players):
     if kind == "reshuffle":
         return f"The discard pile was shuffled into a new draw pile of {event['size']} cards."
     if kind == "give":
+        # The giver holds cards; the one who receives them is out and comes back in by them
+        # (going out: half the giver's hand; tagging back in: after the giver drew).
+        to = event.get("to")
         count = event.get("count", 0)
         cards = f"{count} card{'s' if count != 1 else ''}"
-        why = " to bring them back in" if event.get("reason") == "tag_in" else ""
-        return f"{subject(who)} gave {name(event.get('to'))} {cards}{why}."
+        if event.get("reason") == "half_pass":
+            return (f"{subject(who)} gave {name(to)} half {verb(who, 'your', 'their')} hand "
+                    f"({cards}).")
+        if event.get("reason") == "tag_in":
+            return (f"{subject(who)} gave {name(to)} {cards} to bring "
+                    f"{verb(to, 'you', 'them')} back in.")
+        return f"{subject(who)} gave {name(to)} {cards}."
     if kind == "gave":
         return f"{subject(who)} gave {name(event.get('to'))} {_cards(event['cards'])}."
     if kind == "out":
@@ -159,36 +187,44 @@ def describe(event, reader, names, players):
     return kind.replace("_", " ").capitalize() + "."
 
 
-# A push describes the last LOG_LENGTH event rows for every reader, and all but one of them
-# were described for that reader by the push before (docs/load.md, fourth round). The lines
-# of one row for one reader are kept here, keyed by the row's stored JSON text itself (with
-# the row's number, the reader and the names and table size the lines use), not by its game
-# and number alone: a key can only ever give back what describing that very text for that
-# very reader gives, so no line can reach another reader or outlive a change of its row.
-# Bounded: the oldest half goes when full.
+# A push describes every event row of the game for every reader, and all but one of them
+# were described for that reader by the push before (docs/load.md, fourth round). What one
+# row shows one reader, its lines and its move's <li>, is kept here, keyed by the row's
+# stored JSON text itself (with the row's number, the reader and the names and table size
+# the lines use), not by its game and number alone: a key can only ever give back what
+# describing that very text for that very reader gives, so no line can reach another
+# reader or outlive a change of its row. Bounded: the oldest half goes when full. Sized for
+# whole-game logs at about 200 busy tables (5 readers of 150 rows each); an entry is about
+# half a kilobyte (a row's text is shared by its readers' keys), so at most ~90 MB.
 _LOG_CACHE = {}
-LOG_CACHE_SIZE = 40_000
+LOG_CACHE_SIZE = 160_000
 
 
-def row_lines(row, reader, names, names_key, players):
-    """((text, <li> markup), ...) of one event row for `reader`, from cache when it can."""
+def row_move(row, reader, names, names_key, players):
+    """(lines, item) of one event row for `reader`, from cache when it can: the row's lines
+    as text, and its move in the log as one `<li class="move">`, the first line as its
+    headline and the others under it ("" when the reader may see none of its events)."""
     raw = getattr(row, "raw", None)
-    if raw is None:  # rows read without their JSON text (SQLite): described each time
-        return _describe_row(row.events, row.seq, reader, names, players)
+    if raw is None:
+        # Rows read without their JSON text (SQLite): their text is written once per row
+        # object, which every reader of one push shares, so that the key is still the text.
+        raw = row.raw = json.dumps(row.events)
     key = (raw, row.seq, reader, names_key, players)
-    lines = _LOG_CACHE.get(key)
-    if lines is None:
-        lines = _describe_row(row.events, row.seq, reader, names, players)
+    move = _LOG_CACHE.get(key)
+    if move is None:
+        move = _describe_row(row.events, row.seq, reader, names, players)
         if len(_LOG_CACHE) >= LOG_CACHE_SIZE:
             for old in list(_LOG_CACHE)[:LOG_CACHE_SIZE // 2]:
                 _LOG_CACHE.pop(old, None)
-        _LOG_CACHE[key] = lines
-    return lines
+        _LOG_CACHE[key] = move
+    return move
 
 
 def _describe_row(events, seq, reader, names, players):
-    lines = []
-    for event in engine.events_for(events, reader):
-        text = describe(event, reader, names, players)
-        lines.append((text, f'<li data-seq="{seq}">{escape(text)}</li>'))
-    return tuple(lines)
+    lines = tuple(describe(event, reader, names, players)
+                  for event in engine.events_for(events, reader))
+    if not lines:
+        return lines, ""
+    steps = "".join(f"<li>{escape(text)}</li>" for text in lines[1:])
+    return lines, (f'<li class="move" data-seq="{seq}"><p>{escape(lines[0])}</p>'
+                   f'{f"<ul>{steps}</ul>" if steps else ""}</li>')

@@ -262,7 +262,7 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
 class EventRow:
     """One event row as a push reads it: `seq`, and `events` parsed from `raw` (the stored
     JSON text) only when asked. `raw` is what the move log's cache is keyed on
-    (presenters.table.row_lines): a row already described need not be parsed again."""
+    (presenters.describe.row_move): a row already described need not be parsed again."""
 
     __slots__ = ("seq", "raw", "_events")
 

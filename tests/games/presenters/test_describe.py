@@ -9,6 +9,7 @@ shows; seeds are given.
 
 import random
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -52,6 +53,38 @@ def simulated(players, seed, concede_after=None, **options):
     return steps
 
 
+class MoveLog(HTMLParser):
+    """The table's move log read back from its markup: `moves` is [(seq, [headline, step,
+    ...])] in the order shown, `latest` the numbers of the moves marked newest."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.moves, self.latest, self._line = [], [], None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "li" and "move" in (attrs.get("class") or "").split():
+            self.moves.append((int(attrs["data-seq"]), []))
+            if "latest" in attrs["class"].split():
+                self.latest.append(self.moves[-1][0])
+        elif tag in ("p", "li") and self.moves:
+            self._line = []
+
+    def handle_endtag(self, tag):
+        if tag in ("p", "li") and self._line is not None:
+            self.moves[-1][1].append("".join(self._line))  # the parser unescapes
+            self._line = None
+
+    def handle_data(self, data):
+        if self._line is not None:
+            self._line.append(data)
+
+
+def moves_in(html):
+    return MoveLog(html).moves
+
+
 def involved(event):
     """The seats an event is about, which its line may call "you"."""
     seats = set(event.get("seats") or [])
@@ -88,11 +121,17 @@ def test_every_event_gets_a_line_for_every_reader_who_may_see_it_naming_no_other
                 assert cards_in(line) <= codes_in(event), (reader, line)
                 if YOU.search(line):  # "you" is the reader's own seat, never another's
                     assert reader in involved(event), (reader, line)
-                if event["type"] != "traded":  # a trade's line does not name the partner
-                    assert all(names[s] in line for s in involved(event) - {reader}), line
+                assert all(names[s] in line for s in involved(event) - {reader}), line
         # A finished game's replay of every hand, and the export: every event, no seat.
+        # A player following "all hands" reads other seats' private events too: still "you"
+        # for their own seat only, and the others by name.
         for event in events:
             assert describe(event, None, names, players) != fallback(event["type"]), event
+            for reader in range(players):
+                line = describe(event, reader, names, players)
+                if YOU.search(line):
+                    assert reader in involved(event), (reader, line)
+                assert all(names[s] in line for s in involved(event) - {reader}), line
     if seed == 2:
         assert "concede" in types
     assert types <= ENGINE_TYPES
@@ -126,6 +165,117 @@ def test_the_reader_is_you_and_the_others_are_named():
     assert [describe(passed, r, names, 4) for r in (1, None)] == ["You passed.", "Bo passed."]
 
 
+# The trades through every reader's eyes. At a table of four Bo (1) and Di (3) are partners,
+# Ana (0) and Cy (2) the other pair; a reader of None is a spectator (or a replay or export
+# reader who did not play).
+NAMES4 = {0: "Ana", 1: "Bo", 2: "Cy", 3: "Di"}
+
+
+def lines_by_reader(event, readers=(1, 3, 0, None)):
+    """{reader: line} for the readers the engine lets see the event."""
+    return {r: describe(event, r, NAMES4, 4) for r in readers
+            if engine.events_for([event], r)}
+
+
+def test_tagging_in_says_the_one_who_was_out_is_brought_back_in():
+    # Bo drew while his partner Di was out: Bo gives, Di is brought back in.
+    give = {"type": "give", "seat": 1, "to": 3, "count": 2, "reason": "tag_in",
+            "visible_to": None}
+    assert lines_by_reader(give) == {
+        1: "You gave Di 2 cards to bring them back in.",   # the giver
+        3: "Bo gave you 2 cards to bring you back in.",    # the receiver, who was out
+        0: "Bo gave Di 2 cards to bring them back in.",    # another seat
+        None: "Bo gave Di 2 cards to bring them back in.",  # a spectator
+    }
+    one = dict(give, count=1)
+    assert describe(one, 3, NAMES4, 4) == "Bo gave you 1 card to bring you back in."
+
+
+def test_the_half_pass_says_who_gave_half_their_hand_to_whom():
+    # Di played her last card: her partner Bo hands her half of his hand.
+    give = {"type": "give", "seat": 1, "to": 3, "count": 3, "reason": "half_pass",
+            "visible_to": None}
+    assert lines_by_reader(give) == {
+        1: "You gave Di half your hand (3 cards).",
+        3: "Bo gave you half their hand (3 cards).",
+        0: "Bo gave Di half their hand (3 cards).",
+        None: "Bo gave Di half their hand (3 cards).",
+    }
+
+
+def test_the_cards_given_are_named_to_the_two_partners_only():
+    gave = {"type": "gave", "seat": 1, "to": 3, "cards": ["R5", "B2"], "visible_to": [1, 3]}
+    assert lines_by_reader(gave) == {
+        1: "You gave Di Red 5 and Blue 2.",
+        3: "Bo gave you Red 5 and Blue 2.",
+    }
+    # A finished game's replay of every hand shows it to a reader who did not play.
+    assert describe(gave, None, NAMES4, 4) == "Bo gave Di Red 5 and Blue 2."
+    back = {"type": "in", "seat": 3, "visible_to": None}
+    assert lines_by_reader(back) == {1: "Di is back in.", 3: "You are back in.",
+                                     0: "Di is back in.", None: "Di is back in."}
+
+
+def test_in_the_engine_the_receiver_of_a_give_is_the_one_brought_back_in():
+    # What the wording above rests on: "to" was out and comes back in by the cards.
+    gives = 0
+    for players, seed, options in GAMES:
+        steps = simulated(players, seed, **options)
+        for events, _state in steps:
+            for i, event in enumerate(events):
+                if event["type"] == "give":
+                    gives += 1
+                    assert event["reason"] in ("tag_in", "half_pass")
+                    assert event["to"] == (event["seat"] + players // 2) % players
+                    assert {"type": "in", "seat": event["to"], "visible_to": None} in events[i:]
+    assert gives > 5
+
+
+def test_the_setup_pass_names_every_pair_with_the_reader_first():
+    done = {"type": "setup_pass", "seats": [0, 1, 2, 3], "visible_to": None}
+    assert lines_by_reader(done, readers=(0, 1, 2, 3, None)) == {
+        0: "Partners passed each other a card: you and Cy, Bo and Di.",
+        1: "Partners passed each other a card: you and Di, Ana and Cy.",
+        2: "Partners passed each other a card: you and Ana, Bo and Di.",
+        3: "Partners passed each other a card: you and Bo, Ana and Cy.",
+        None: "Partners passed each other a card: Ana and Cy, Bo and Di.",
+    }
+    # A team that left passes nothing.
+    assert describe(dict(done, seats=[1, 3]), 0, NAMES4, 4) == (
+        "Partners passed each other a card: Bo and Di.")
+
+
+def test_the_symbol_swap_names_the_two_partners():
+    swap = {"type": "swap", "seats": [3, 1], "visible_to": None}
+    assert lines_by_reader(swap) == {
+        1: "You and Di swapped a card each.",
+        3: "You and Bo swapped a card each.",
+        0: "Bo and Di swapped a card each.",
+        None: "Bo and Di swapped a card each.",
+    }
+
+
+def test_each_partner_reads_what_they_gave_and_received_in_a_pass_or_swap():
+    traded = {"type": "traded", "seat": 1, "partner": 3, "gave": "R5", "received": "B2",
+              "visible_to": [1]}
+    assert lines_by_reader(traded) == {1: "You gave Di Red 5 and received Blue 2."}
+    # Only in a finished game's replay of every hand do the others read it.
+    assert describe(traded, 3, NAMES4, 4) == "Bo gave you Red 5 and received Blue 2."
+    assert describe(traded, None, NAMES4, 4) == "Bo gave Di Red 5 and received Blue 2."
+
+
+def test_choosing_says_which_trade_the_card_is_for():
+    for kind, chosen, picked in (("setup", "to pass to", "a card to pass"),
+                                 ("swap", "to swap with", "a card to swap")):
+        pick = {"type": "pick", "seat": 1, "kind": kind, "card": "R5", "visible_to": [1]}
+        assert lines_by_reader(pick) == {1: f"You chose Red 5 {chosen} your partner."}
+        assert describe(pick, None, NAMES4, 4) == f"Bo chose Red 5 {chosen} their partner."
+        public = {"type": "picked", "seat": 1, "kind": kind, "visible_to": None}
+        assert lines_by_reader(public) == {
+            1: f"You have chosen {picked}.", 3: f"Bo has chosen {picked}.",
+            0: f"Bo has chosen {picked}.", None: f"Bo has chosen {picked}."}
+
+
 def test_moderators_are_described_and_an_unknown_type_never_shows_its_fields():
     names = {0: "Ana", 1: "Bot 2 (Easy)"}
     assert describe({"type": "moderator", "action": "abort", "seat": None}, None, names, 4) == (
@@ -151,11 +301,16 @@ def test_the_table_and_the_replay_give_each_reader_the_same_lines(players, seed)
     names = replay.seat_names(game)
     assert names[players - 1] == f"Bot {players} (Easy)"
     for reader in (None, 0, 1, players - 1):
-        on_table = [line["text"] for line in table.table_context(game, reader)["log"]]
+        moves = moves_in(table.table_context(game, reader)["log_html"])
+        on_table = [line for _seq, lines in reversed(moves) for line in lines]
         frame = replay.frame(game, rows, len(rows), replay.Perspective(seat=reader), names,
                              reader=reader)
-        assert [line["text"] for line in frame["log"]] == on_table
-        assert len(on_table) == table.LOG_LENGTH
+        assert [line["text"] for line in frame["log"]] == on_table[-replay.LOG_LINES:]
+        # The table's log is the whole game: every row the reader may see is one move.
+        seen = [row.seq for row in rows
+                if engine.events_for(row.events, reader)]
+        assert [seq for seq, _lines in moves] == seen[::-1]
+        assert len(on_table) > replay.LOG_LINES
     assert recent_events(game.pk, 1)[0].seq == rows[-1].seq
 
 

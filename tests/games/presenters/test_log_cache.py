@@ -1,4 +1,4 @@
-"""The move log's cache (games.presenters.describe.row_lines): each row's lines for one reader
+"""The move log's cache (games.presenters.describe.row_move): each row's lines for one reader
 are described once per process, and a cached line never reaches another reader or another row.
 
 PostgreSQL only: there a push reads each row's stored JSON text, which is the cache's key.
@@ -71,10 +71,12 @@ def test_two_rows_with_the_same_text_keep_their_own_numbers(four):
     game = make_started_game(four, seed=5)
     names = {s: f"P{s}" for s in range(4)}
     raw = '[{"type": "draw", "seat": 2, "count": 1, "visible_to": null}]'
-    lines = [describe.row_lines(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 4)
+    moves = [describe.row_move(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 4)
              for seq in (7, 9)]
-    assert lines[0][0][1] == '<li data-seq="7">P2 drew a card.</li>'
-    assert lines[1][0][1] == '<li data-seq="9">P2 drew a card.</li>'
+    assert moves[0] == (("P2 drew a card.",),
+                        '<li class="move" data-seq="7"><p>P2 drew a card.</p></li>')
+    assert moves[1] == (("P2 drew a card.",),
+                        '<li class="move" data-seq="9"><p>P2 drew a card.</p></li>')
     assert game  # the rows need no game: the key is the row's own text
 
 

@@ -19,6 +19,7 @@ from games.actions import decisions
 from games.bots import play as botplay
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
+from games.presenters import table
 from tests.conftest import make_started_game
 
 pytestmark = pytest.mark.django_db
@@ -177,6 +178,14 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert checked_pushes > 100 and checked_pages > 20
+    # What was scanned held the log, one item per move: the pages the whole game's (above),
+    # the last push to each group a move for every one of the newest rows its reader may see.
+    rows = list(GameEvent.objects.filter(game=game).order_by("seq"))[-table.PUSH_LOG_ROWS:]
+    for group, message in recorder.sent:
+        seat = seat_of_group(game, group)
+        log = message["html"].split('id="table-log"', 1)[1]
+        assert log.count('<li class="move') == sum(
+            1 for row in rows if engine.events_for(row.events, seat)), group
 
 
 def test_the_scanner_finds_a_card_hidden_anywhere():
