@@ -62,7 +62,7 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None):
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         state = store.load_state(game)
     seats = store.table_seats(game_id)
-    rows = store.recent_events(game_id, table.LOG_LENGTH)
+    rows = store.recent_events(game_id, table.PUSH_LOG_ROWS)
     listeners = [(push.seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
     if game.spectators and not game.private:
         listeners.append((push.public_group(game_id), None))

@@ -24,10 +24,15 @@ from django.utils.safestring import mark_safe
 from games import engine, store
 from games.models import TEAM_SHAPES, Game
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
-from games.presenters.describe import row_lines, seat_names
+from games.presenters.describe import row_move, seat_names
 from games.store import spectators
 
-LOG_LENGTH = 40
+# How many event rows the move log reads: on a page or a resync every row, so that the whole
+# game can be scrolled back through on the table; in a push only the newest ones, since the
+# page keeps the moves it already shows (static/js/table.js carries them over), and a push
+# that held the whole game would grow with it for every reader on every move.
+LOG_LENGTH = None
+PUSH_LOG_ROWS = 40
 # Which template partials make up the live part of the page, in the order they are sent.
 FRAGMENTS = ("status", "seats", "hand", "result", "log", "announce")
 
@@ -102,6 +107,23 @@ class PublicTable:
     @cached_property
     def plate_data(self):
         view, finished = self.view, self.finished
+        # The newest move everyone may see: who made it (the plate of the last player to act
+        # is marked) and which partners traded in it, which the counts alone do not show
+        # (a setup pass or a symbol swap leaves them as they were; static/js/motion.js
+        # slides a card back between the two). A moderator's event names the seat it acted
+        # on, not one that acted.
+        last, traded = None, set()
+        for row in reversed(self.rows):
+            seated = [e for e in engine.events_for(row.events, None)
+                      if e.get("seat") is not None and e["type"] != "moderator"]
+            if seated:
+                last = seated[0]["seat"]
+                break
+        for e in engine.events_for(self.rows[-1].events, None) if self.rows else ():
+            if e["type"] in ("setup_pass", "swap"):
+                traded.update(e["seats"])
+            elif e["type"] == "give":
+                traded.update((e["seat"], e["to"]))
         return [
             {
                 "number": number,
@@ -116,6 +138,8 @@ class PublicTable:
                 "choosing": number in self.choosing and number not in self.picked,
                 "has_chosen": number in self.picked,
                 "dealer": view.get("dealer") == number,
+                "last": number == last,
+                "traded": number in traded,
             }
             for number in range(self.players)
         ]
@@ -215,12 +239,40 @@ def _hand_card(index, code, mode, enabled, playable):
     return render_to_string("games/table.html#hand-card", {"card": card, "mode": mode})
 
 
+def _log(rows, seat, public):
+    """The move log as `seat` reads it: one `<li class="move">` per event row it may see,
+    newest first, the newest marked `latest`; and the newest row's lines, for the live
+    region. Each row's item comes from describe's per-reader cache, so a push renders only
+    the rows this reader has not read yet and joins the rest."""
+    items, lines = [], ()
+    for row in rows:
+        lines, item = row_move(row, seat, public.log_names, public.log_names_key,
+                               public.players)
+        if item:
+            items.append(item)
+    if items:
+        items[-1] = items[-1].replace('<li class="move"', '<li class="move latest"', 1)
+    return mark_safe("".join(reversed(items))), list(lines)
+
+
+def _completes_trade(row, seat):
+    """Whether event row `row` completed a trade `seat` took part in: its setup pass or
+    symbol swap (their own "traded" event), or a half pass or tag-in they gave or received."""
+    for event in row.events:
+        kind = event.get("type")
+        if kind == "traded" and event.get("seat") == seat:
+            return True
+        if kind == "gave" and seat in (event.get("seat"), event.get("to")):
+            return True
+    return False
+
+
 def table_context(game, seat, *, state=None, rows=None, seats=None, public=None):
     """Everything the table template needs for `seat` (None: a spectator).
 
     `public` is the position's PublicTable when the caller renders several readers of it
     (a push); without it one is built here, reading the game's snapshot (unless `state`
-    is given), the last LOG_LENGTH event rows (unless `rows`) and the seats (unless
+    is given), the game's event rows (unless `rows`; LOG_LENGTH) and the seats (unless
     `seats`). Nothing here looks at another seat's view.
     """
     if public is None:
@@ -233,16 +285,14 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         public = PublicTable(game, state, seats, rows)
     state, rows = public.state, public.rows
     view = public.view if seat is None else state.view(seat)
-    n, half = public.players, public.half
+    half = public.half
     names = public.names
 
-    log = []
-    for row in rows:
-        for text, html in row_lines(row, seat, public.log_names, public.log_names_key, n):
-            log.append({"seq": row.seq, "text": text, "html": html})
-    log = log[-LOG_LENGTH:]
-    latest = rows[-1].seq if rows else 0
-    announce = [line["text"] for line in log if line["seq"] == latest]
+    log_html, announce = _log(rows, seat, public)
+    # The hand's "You gave ... You received ..." belongs to the move that completed the
+    # trade: it shows while that move is the newest and goes with the next move by anyone
+    # (docs/table.md); the log keeps the trade's line.
+    just_traded = seat is not None and bool(rows) and _completes_trade(rows[-1], seat)
 
     legal = state.legal_actions(seat) if seat is not None else []
     playable = {a["card"] for a in legal if a["type"] == "play"}
@@ -303,7 +353,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "scores_html": public.scores(None if seat is None else seat % half),
         "hand": hand,
         "mode": mode,
-        "pick_label": "Pass card",
+        # The one pick button says which trade it makes (its id stays btn-pick).
+        "pick_label": "Swap card" if decision == "swap" else "Pass card",
         "decision": decision,
         "bot_for_good": bot_for_good,
         "can_draw": "draw" in kinds and not bot_for_good,
@@ -322,16 +373,12 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "choosing_names": [names.get(s) for s in sorted(choosing - picked)],
         "picked_names": [names.get(s) for s in sorted(picked)],
         "my_pick": card_face(view["my_pick"]) if view.get("my_pick") else None,
-        "received": [card_face(c) for c in view.get("received") or []],
-        "gave": [card_face(c) for c in view.get("gave") or []],
+        "received": [card_face(c) for c in view.get("received") or []] if just_traded else [],
+        "gave": [card_face(c) for c in view.get("gave") or []] if just_traded else [],
         "deadline": game.deadline_at if show_deadline else None,
         "watching": public.watching,
         "deadline_mine": show_deadline and seat in waiting,
-        "log": log,
-        # The lines as markup, newest move first, each move's own steps in the order
-        # they happened: 40 cached escaped strings joined here beat a template loop.
-        "log_html": mark_safe("".join(
-            line["html"] for line in sorted(log, key=lambda line: -line["seq"]))),
+        "log_html": log_html,
         "announce": announce,
         "key": uuid.uuid4().hex,
         "act_url": _act_url(get_script_prefix(), game.pk),  # once, not once per form

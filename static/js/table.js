@@ -28,11 +28,16 @@
     const selected = pressedCodes();
     const open = Array.from(document.querySelectorAll(".colour-choice:not([hidden]), #concede-confirm:not([hidden])"), (p) => p.id);
     const pile = discardState();
+    const fold = foldState();
+    const moves = logState();
+    const focus = focusState();
     // static/js/motion.js listens to these two: it notes where things were before the
     // swap and animates from there after it.
     document.dispatchEvent(new CustomEvent("table:beforeswap", { detail: { seq: newSeq } }));
     htmx.swap(document.body, html, { swapStyle: "none" });
     restoreDiscard(pile);
+    restoreFold(fold);
+    restoreLog(moves);
     fillCsrf();
     seq = Math.max(seq, newSeq);
     page.dataset.seq = String(seq);
@@ -45,6 +50,7 @@
       const opener = document.querySelector(`[aria-controls="${id}"]`);
       if (opener) opener.setAttribute("aria-expanded", "true");
     });
+    restoreFocus(focus);
     tick();
     showTurn();
     document.dispatchEvent(new CustomEvent("table:swapped", { detail: { seq: seq } }));
@@ -71,6 +77,65 @@
     if (box) box.scrollTop = state.atEnd ? box.scrollHeight : state.top;
   }
 
+  // And the move log's list: new moves arrive at its top, so a reader who scrolled down
+  // keeps the same moves in view (the same distance from the list's end); one at the top
+  // stays there, with the newest move.
+  function logState() {
+    const box = document.querySelector("#table-log .log");
+    return box ? { top: box.scrollTop, fromEnd: box.scrollHeight - box.scrollTop,
+                   moves: Array.from(box.querySelectorAll("li.move[data-seq]")) } : null;
+  }
+
+  function restoreLog(state) {
+    const box = document.querySelector("#table-log .log");
+    if (!state || !box) return;
+    // A push holds only the newest moves (a page, the whole game): the moves older than
+    // the oldest it holds are the ones this page already shows, carried over in order.
+    const held = box.querySelectorAll("li.move[data-seq]");
+    const oldest = held.length ? parseInt(held[held.length - 1].dataset.seq, 10) : Infinity;
+    state.moves.forEach((item) => {
+      if (parseInt(item.dataset.seq, 10) >= oldest) return;
+      item.classList.remove("latest");
+      box.appendChild(item);
+    });
+    if (state.top > 1) box.scrollTop = box.scrollHeight - state.fromEnd;
+  }
+
+  // The focus stays where the reader left it. htmx puts it back on an element with the same
+  // id; when that element is gone (the card just played, a control that no longer applies),
+  // it goes to the card that took its place in the hand, or else to the hand's first control
+  // or the hand itself, never to the page (from where the next turn would take many Tab presses).
+  function focusState() {
+    const active = document.activeElement;
+    if (!active || active === document.body || !page.contains(active)) return null;
+    const cards = Array.from(document.querySelectorAll("#hand-form .hand-card"));
+    return { id: active.id, card: cards.indexOf(active), inHand: !!active.closest("#table-hand") };
+  }
+  function restoreFocus(state) {
+    if (!state) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && page.contains(active)) return;
+    const again = state.id && document.getElementById(state.id);
+    if (again && !again.disabled && !again.closest("[hidden]")) { again.focus(); return; }
+    if (!state.inHand) return;
+    const enabled = (els) => els.filter((el) => !el.disabled && !el.closest("[hidden]"));
+    const cards = enabled(Array.from(document.querySelectorAll("#hand-form .hand-card")));
+    const next = state.card >= 0 && cards.length ? cards[Math.min(state.card, cards.length - 1)] : null;
+    const target = next || enabled(Array.from(document.querySelectorAll("#hand-form .controls button")))[0] ||
+      document.getElementById("table-hand");
+    target.focus({ preventScroll: true });
+  }
+
+  // So does the last round's folded result, opened or not.
+  function foldState() {
+    const fold = document.getElementById("last-round");
+    return fold ? fold.open : false;
+  }
+  function restoreFold(open) {
+    const fold = document.getElementById("last-round");
+    if (fold) fold.open = open;
+  }
+
   // The tab says when the game waits for this reader, and so does its icon.
   const baseTitle = document.title;
   const icon = document.querySelector('link[rel="icon"]');
@@ -84,11 +149,14 @@
   }
 
   // Pushed fragments are rendered without a request, so their forms hold no CSRF token:
-  // htmx sends it as a header (<body hx-headers>), and this puts it in every form too, so
+  // the page's token (<body hx-headers>) goes with each move as a header, and into every
+  // form too, so
   // that a plain submit of a pushed form is not refused (docs/security.md).
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"]; } catch (err) { return null; }
+  }
   function fillCsrf() {
-    let token = null;
-    try { token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"]; } catch (err) { return; }
+    const token = csrfToken();
     if (!token) return;
     document.querySelectorAll("form[method=post]").forEach((f) => {
       if (f.querySelector("input[name=csrfmiddlewaretoken]")) return;
@@ -176,31 +244,27 @@
     box.textContent = message;
   }
 
-  // A late HTTP response must not paint an older table over a newer push.
-  // Responses to the forms go through the same path as pushes (numbered, never
-  // older than what is shown); htmx would otherwise look for the targets inside a
-  // form that a push may already have replaced.
-  document.body.addEventListener("htmx:beforeSwap", (e) => {
-    const xhr = e.detail.xhr;
-    if (!xhr) return;
-    const html = xhr.responseText || "";
-    e.detail.shouldSwap = false;
-    if (e.detail.isError) {
+  // The table's forms are sent from here rather than by htmx: a push often replaces a form
+  // while its answer is on the way, and htmx then looks for the answer's fragments inside
+  // the detached form (an oobErrorNoTarget for each of them). The answer goes through the
+  // same numbered path as pushes, so a late one never paints an older table over a newer
+  // push. Without JavaScript the forms post as plain forms.
+  document.addEventListener("submit", (e) => {
+    const form = e.target;
+    if (!form.closest("#table-page") || form.method.toLowerCase() !== "post") return;
+    if (form.classList.contains("play-again")) return;   // a page of its own follows
+    e.preventDefault();
+    showError("");
+    const body = new FormData(form, e.submitter || undefined);
+    fetch(form.action, {
+      method: "POST", body, credentials: "same-origin",
+      headers: { "HX-Request": "true", "X-CSRFToken": csrfToken() || "" },
+    }).then((r) => r.text().then((html) => {
       // A refused move answers 4xx with the table's fragments, the reason in the status bar.
-      if (!/data-seq="/.test(html)) return;
-      e.detail.isError = false;
-    }
-    apply(html, seqOf(html));
+      if (/data-seq="/.test(html)) apply(html, seqOf(html));
+      else if (!r.ok) showError("The server did not accept that; try again.");
+    }), () => showError("No connection; your move was not sent."));
   });
-  document.body.addEventListener("htmx:afterSwap", () => {
-    const statusBar = document.getElementById("table-status");
-    const s = statusBar ? parseInt(statusBar.dataset.seq, 10) : 0;
-    if (s > seq) { seq = s; page.dataset.seq = String(s); }
-    tick();
-  });
-  document.body.addEventListener("htmx:beforeRequest", () => showError(""));
-  document.body.addEventListener("htmx:responseError", () => showError("The server did not accept that; try again."));
-  document.body.addEventListener("htmx:sendError", () => showError("No connection; your move was not sent."));
 
   // Choosing cards to pass or give: card buttons toggle, the submit counts them.
   function pressedCodes() {

@@ -18,6 +18,7 @@ CARD_NAME = re.compile(
     r"^(?:(?:Red|Yellow|Green|Blue) (?:\d(?: with passing symbol)?|Skip|Reverse|Draw 2)"
     r"|Wild|Wild Team Play|Wild Team Draw 4)$"
 )
+PICK = re.compile(r"^(Pass|Swap) card$")
 
 
 def seq_of(page):
@@ -59,7 +60,8 @@ def _act_once(page):
         cards = page.locator("#hand-form .choosable:not([disabled]):not([aria-pressed=true])")
         for i in range(max(0, need - pressed)):
             cards.nth(0).click()
-        page.get_by_role("button", name="Pass card" if mode == "pick" else "Give").click()
+        # The pick button is "Pass card" in the setup pass and "Swap card" in a symbol swap.
+        page.get_by_role("button", name=PICK if mode == "pick" else "Give").click()
         return True
     if mode != "play":
         return False

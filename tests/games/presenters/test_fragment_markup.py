@@ -15,7 +15,7 @@ import pytest
 from games import engine, store
 from games.actions import decisions
 from games.engine.simulate import random_action
-from games.models import TEAM_SHAPES, Game
+from games.models import TEAM_SHAPES, Game, GameEvent
 from games.presenters import table
 from tests.conftest import make_started_game, make_user, play_one
 
@@ -134,6 +134,7 @@ def test_each_plate_says_whose_seat_it_is_to_its_reader(players, seed, moves):
     seen = set()
     for game, state, seat, html in readings(players, seed, moves):
         public = state.view(None)
+        last = last_to_act(game)
         felt = parse(html).find("section", id="table-seats")
         assert felt.attrs["data-me"] == str(seat if seat is not None else 0)
         assert felt.attrs["aria-label"] == "The table"
@@ -151,9 +152,10 @@ def test_each_plate_says_whose_seat_it_is_to_its_reader(players, seed, moves):
                 f"{', your partner' if partner else ''}, {cards} card{'' if cards == 1 else 's'}"
                 f"{', out' if public['out'][number] else ''}"
                 f"{', left the game' if public['departed'][number] else ''}"
-                f"{', to play' if to_play else ''}")
+                f"{', to play' if to_play else ''}{', last to act' if number == last else ''}")
             classes = plate.attrs["class"].split()
             assert ("you" in classes) == you and ("to-play" in classes) == to_play
+            assert ("last-acted" in classes) == (number == last)
             assert f"team-{number % half}" in classes
             assert plate.find("span", cls="name").text() == name
             count = f"{cards} card{'' if cards == 1 else 's'}"
@@ -166,6 +168,16 @@ def test_each_plate_says_whose_seat_it_is_to_its_reader(players, seed, moves):
             assert state_text == plate_state(public, number, to_play)
             seen.add(state_text)
     assert {"", "to play", "has chosen", "choosing…"} <= seen
+
+
+def last_to_act(game):
+    """The seat of the newest event row with a public event that names a seat, or None."""
+    for events in (GameEvent.objects.filter(game=game).order_by("-seq")
+                   .values_list("events", flat=True)):
+        seated = [e for e in events if e.get("visible_to") is None and "seat" in e]
+        if seated:
+            return seated[0]["seat"]
+    return None
 
 
 def plate_state(public, number, to_play):
@@ -229,7 +241,14 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
             if mode == "pick":
                 assert enabled == {a["card"] for a in legal if a["type"] == "pass"}
             submit = form.find("button", id=f"btn-{mode}")
-            assert submit.text() == ("Pass card" if mode == "pick" else "Give")
+            # The pick button says which trade it makes, and so does the hint beside it.
+            label = {"setup": "Pass card", "swap": "Swap card"}.get(view["decision"], "Give")
+            assert submit.text() == label, view["decision"]
+            if mode == "pick":
+                modes.add(view["decision"])
+                hint = form.find("div", cls="controls").find("span", cls="hint")
+                assert hint.text().startswith("Choose one card, then ")
+                assert hint.find("em").text() == label
             assert "disabled" in submit.attrs
         else:
             assert not enabled
@@ -244,12 +263,12 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
             assert concede[0].attrs["aria-controls"] == "concede-confirm"
             assert hand_area.find("form", id="concede-confirm").find_all(
                 "button", id="btn-concede-cancel")
-    assert {"play", "pick", None} <= modes
+    assert {"play", "pick", None, "setup", "swap"} <= modes
 
 
 @pytest.mark.parametrize("players,seed,moves", GAMES)
 def test_the_centre_and_the_result_are_named_for_screen_readers(players, seed, moves):
-    for _game, state, seat, html in readings(players, seed, moves, every=5):
+    for game, state, seat, html in readings(players, seed, moves, every=5):
         root = parse(html)
         public = state.view(None)
         felt = root.find("section", id="table-seats")
@@ -267,6 +286,16 @@ def test_the_centre_and_the_result_are_named_for_screen_readers(players, seed, m
         assert ("hidden" in result.attrs) == (not (public["round_over"] or public["last_round"]))
         log = root.find("section", id="table-log")
         assert log.find("h2", id="log-heading").text() == "Moves"
+        # One item per move, newest first, the newest marked; the list is the scroll box
+        # static/js/table.js keeps in place, and a keyboard can reach it.
+        moves = log.find("ol", cls="log")
+        assert moves.attrs["tabindex"] == "0"
+        items = [li for li in moves.children if li.tag == "li"]
+        numbers = [int(li.attrs["data-seq"]) for li in items]
+        assert numbers == sorted(numbers, reverse=True) and numbers[0] == game.last_seq
+        assert ["latest" in li.attrs["class"].split() for li in items] == (
+            [True] + [False] * (len(items) - 1))
+        assert all(li.find_all("p") for li in items)
         assert root.find("div", id="table-announce").attrs["role"] == "log"
 
 

@@ -21,8 +21,9 @@ CENTRES = """() => {
             r.left >= felt.left - 0.5 && r.right <= felt.right + 0.5, felt.width];
   });
 }"""
-# On a phone a side plate is held 3.75rem from the felt's edge (table.css), inside the screen.
-PHONE_EDGE_PX = 3.75 * 16
+# A side plate's centre is held this far from the felt's edge (table.css), so that the whole
+# plate stays on the felt: 3.75rem on a phone, 5.6rem on a wider screen.
+PHONE_EDGE_PX, WIDE_EDGE_PX = 3.75 * 16, 5.6 * 16
 
 
 def expected_place(number, me, players):
@@ -55,9 +56,8 @@ def test_every_reader_sees_themselves_at_the_bottom_and_the_others_clockwise(
             assert [p[0] for p in places] == [f"seat-{n}" for n in range(players)]
             for number, (_ident, x, y, inside, felt_width) in enumerate(places):
                 want_x, want_y = expected_place(number, me, players)
-                if width < 768:
-                    edge = PHONE_EDGE_PX / felt_width * 100
-                    want_x = min(max(want_x, edge), 100 - edge)
-                    assert inside, (reader, number, "sticks out of the felt")
+                edge = (PHONE_EDGE_PX if width < 768 else WIDE_EDGE_PX) / felt_width * 100
+                want_x = min(max(want_x, edge), 100 - edge)
+                assert inside, (reader, width, number, "sticks out of the felt")
                 assert abs(x - want_x) < 0.5 and abs(y - want_y) < 0.5, (
                     reader, width, number, (x, y), (want_x, want_y))

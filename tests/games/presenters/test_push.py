@@ -11,15 +11,17 @@ import re
 import pytest
 from django.core.management import call_command
 
-from games import effects, push, store
+from games import effects, engine, push, store
 from games.models import Game
 from games.presenters import table
 from tests.conftest import make_started_game, make_user
+from tests.games.presenters.test_describe import MoveLog
 from tests.games.presenters.test_fragment_markup import play_random
 
 pytestmark = pytest.mark.django_db
 
 FORM_KEY = re.compile(r'name="key" value="[0-9a-f]{32}(-concede)?"')
+LOG = re.compile(r'<section id="table-log".*?</section>', re.S)
 
 
 def seat_of(game, group):
@@ -35,7 +37,7 @@ def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players,
     game = make_started_game(people(players), players=players, seed=seed, spectators=True,
                              target_score=300)
     rng = random.Random(seed)
-    for _ in range(40):
+    for _ in range(60):  # past the rows a push holds
         game = Game.objects.select_related("snapshot").get(pk=game.pk)
         if game.status != Game.Status.ACTIVE:
             break
@@ -44,8 +46,15 @@ def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players,
         for group, message in pushes:
             seat = seat_of(game, group)
             alone = table.render_fragments(table.table_context(game, seat))
-            # Only the forms' one-time keys differ between two renderings.
-            assert FORM_KEY.sub("", message["html"]) == FORM_KEY.sub("", alone), group
+            # Only the forms' one-time keys differ between two renderings, and the move log:
+            # the page holds the whole game, a push its newest moves (the page keeps the rest).
+            pushed, page = (FORM_KEY.sub("", html) for html in (message["html"], alone))
+            assert LOG.sub("", pushed) == LOG.sub("", page), group
+            pushed_moves = MoveLog(LOG.search(pushed).group(0)).moves
+            page_moves = MoveLog(LOG.search(page).group(0)).moves
+            assert pushed_moves == page_moves[:len(pushed_moves)]
+            newest = store.recent_events(game.pk, table.PUSH_LOG_ROWS)
+            assert len(pushed_moves) == sum(1 for row in newest if engine.events_for(row.events, seat))
         play_random(game, rng)
 
 
@@ -89,8 +98,9 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
 
 
 def plate_data(game):
+    # The recent events too: a plate says whether its seat acted last, or traded.
     return table.PublicTable(game, store.load_state(game), store.table_seats(game.pk),
-                             []).plate_data
+                             store.recent_events(game.pk, table.LOG_LENGTH)).plate_data
 
 
 def test_a_push_with_nobody_listening_renders_nothing(monkeypatch):

@@ -1,0 +1,220 @@
+"""The table fits the screen, keeps the focus and logs no error, in a real Chromium.
+
+At the desktop sizes people play on, the felt, every plate, the hand and every control the
+hand offers (draw, pass, take, give, the colour choice of a Wild) and the end-of-game
+result are inside the viewport without a scroll; on a phone nothing sticks out sideways.
+Each is checked by bounding boxes at every decision of real games played through the page.
+"""
+
+import time
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from tests.conftest import make_started_game, make_user
+from tests.e2e.conftest import logged_in_page
+from tests.e2e.test_table_browser import finished, seq_of, wait_past
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# What must be in view, by selector; each that exists and is shown is measured.
+ALWAYS = ["#table-status", "#table-seats", "#table-hand", "#table-log", ".plate"]
+CONTROLS = ["#hand-form .hand-card", "#btn-draw", "#btn-pass", "#btn-take", "#btn-pick",
+            "#btn-give", "#btn-concede", ".colour-choice:not([hidden]) fieldset"]
+RESULT = ["#table-result.current h2", "#table-result .ranking", ".play-again button"]
+
+OUT_OF_VIEW = """(selectors) => {
+  const out = [];
+  const w = document.documentElement.clientWidth, h = document.documentElement.clientHeight;
+  for (const sel of selectors) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (el.closest("[hidden]")) continue;
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      if (r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5)
+        out.push(`${sel} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+    }
+  }
+  return out;
+}"""
+
+SCROLLS = """() => {
+  const d = document.documentElement;
+  return {x: d.scrollWidth - d.clientWidth, y: d.scrollHeight - d.clientHeight};
+}"""
+
+
+def _decide(page, seen, check):
+    """Makes this seat's decision through the page, measuring first what it will click.
+    Returns False when the seat has none."""
+    form = page.locator("#hand-form")
+    if not form.count():
+        return False
+    mode = form.get_attribute("data-mode")
+    if mode in ("pick", "give"):
+        seen.add(mode)
+        need = int(form.get_attribute("data-need"))
+        pressed = page.locator("#hand-form .choosable[aria-pressed=true]").count()
+        cards = page.locator("#hand-form .choosable:not([disabled]):not([aria-pressed=true])")
+        for _ in range(max(0, need - pressed)):
+            cards.nth(0).click()
+        page.locator("#btn-pick, #btn-give").first.click()
+        return True
+    if mode != "play":
+        return False
+    playable = page.locator("#hand-form .hand-card.playable")
+    if playable.count():
+        card = playable.first
+        card.click()
+        if card.get_attribute("data-wild"):
+            seen.add("colour")
+            check(page, "the colour choice of a Wild")
+            page.locator(".colour-choice:not([hidden])").get_by_role("button", name="Blue").click()
+        else:
+            seen.add("play")
+        return True
+    for selector, what in (("#btn-take", "take"), ("#btn-draw", "draw"), ("#btn-pass", "pass")):
+        button = page.locator(selector)
+        if button.count():
+            seen.add(what)
+            button.click()
+            return True
+    return False
+
+
+def in_view(page, when):
+    out = page.evaluate(OUT_OF_VIEW, ALWAYS + CONTROLS)
+    assert not out, f"out of view ({when}): {out}"
+    scrolls = page.evaluate(SCROLLS)
+    assert scrolls == {"x": 0, "y": 0}, f"the page scrolls ({when}): {scrolls}"
+
+
+def play_measuring(page, check, *, limit=400, moves=None, stall_seconds=60):
+    """Plays this seat through the page, calling `check` before every decision it makes.
+    Fails, rather than hangs, when no new event reaches the page for `stall_seconds`."""
+    seen, made, failed = set(), 0, None
+    last_seq, last_change = seq_of(page), time.monotonic()
+    while not finished(page) and made < limit and (moves is None or made < moves):
+        page.locator("#connection[data-state=live]").wait_for()
+        seq = seq_of(page)
+        if seq != last_seq:
+            last_seq, last_change = seq, time.monotonic()
+        assert time.monotonic() - last_change < stall_seconds, (
+            f"no new event for {stall_seconds} s at {seq} (last failed click: {failed}): "
+            + page.locator("#table-page").inner_text()[:1500])
+        if page.locator("#hand-form[data-mode=play], #hand-form[data-mode=pick], "
+                        "#hand-form[data-mode=give]").count():
+            check(page, f"at event {seq}")
+        try:
+            acted = _decide(page, seen, check)
+        except PlaywrightError as error:  # a push replaced the hand between a look and a click
+            acted, failed = False, str(error).splitlines()[:12]
+        if acted:
+            made += 1
+            wait_past(page, seq)
+        else:
+            page.wait_for_timeout(100)
+    return seen, made
+
+
+def _errors(page):
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+@pytest.mark.parametrize("width,height,players", [(1280, 800, 4), (1366, 768, 8), (1920, 1080, 6)])
+def test_the_whole_table_and_every_control_fit_a_desktop_screen(daphne_url, chromium_browser,
+                                                                width, height, players):
+    ana = make_user("ana")
+    game = make_started_game([ana], players=players, pace="realtime", move_seconds=45)
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.set_viewport_size({"width": width, "height": height})
+    errors = _errors(page)
+    page.goto(f"{daphne_url}/games/{game.pk}/")
+
+    seen, made = play_measuring(page, in_view, moves=None if players == 4 else 25)
+
+    assert made >= 3
+    assert "pick" in seen and ({"play", "colour", "draw"} & seen), seen
+    if players == 4:
+        # The end: the result and the way to a new game, in view as they come.
+        page.get_by_role("heading", name="Final result").wait_for()
+        out = page.evaluate(OUT_OF_VIEW, RESULT + ["#table-result.current"])
+        assert not out, out
+        assert page.evaluate(SCROLLS) == {"x": 0, "y": 0}
+        # The log the pushes built, each holding only the newest moves, is the whole game's,
+        # as a fresh page draws it.
+        moves = "() => Array.from(document.querySelectorAll('#table-log li.move'), li => li.dataset.seq)"
+        pushed = page.evaluate(moves)
+        page.reload()
+        page.get_by_role("heading", name="Final result").wait_for()
+        assert len(pushed) > 40 and pushed == page.evaluate(moves)
+    assert errors == []
+
+
+def test_on_a_phone_nothing_sticks_out_sideways_over_a_whole_game(daphne_url, chromium_browser):
+    ana = make_user("ana")
+    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45)
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.set_viewport_size({"width": 390, "height": 844})
+    errors = _errors(page)
+    page.goto(f"{daphne_url}/games/{game.pk}/")
+
+    def sideways(page, when):
+        assert page.evaluate(SCROLLS)["x"] == 0, f"the page is wider than the phone ({when})"
+        right = page.evaluate("""() => Math.max(...Array.from(document.querySelectorAll(
+            '.plate, #table-hand button, #table-status li'), el => el.getBoundingClientRect().right))""")
+        assert right <= 390.5, f"something ends at x={right} ({when})"
+
+    seen, made = play_measuring(page, sideways)
+
+    assert finished(page) and made >= 3
+    sideways(page, "at the end")
+    assert errors == []
+
+
+def _two_people():
+    ana, bo = make_user("ana"), make_user("bo")
+    game = make_started_game([ana, bo], players=4, pace="realtime", move_seconds=45)
+    return game, ana, bo
+
+
+def test_the_focus_stays_on_its_control_when_someone_else_moves(daphne_url, chromium_browser):
+    game, ana, bo = _two_people()
+    ana_page = logged_in_page(chromium_browser, daphne_url, ana)
+    bo_page = logged_in_page(chromium_browser, daphne_url, bo)
+    for page in (ana_page, bo_page):
+        page.goto(f"{daphne_url}/games/{game.pk}/")
+        page.locator("#connection[data-state=live]").wait_for()
+    # Everyone chooses a card for the setup pass; Ana has not yet, and looks at the pile.
+    ana_page.locator("#discard-summary").focus()
+    seq = seq_of(ana_page)
+
+    bo_page.locator("#hand-form .choosable").first.click()
+    bo_page.locator("#btn-pick").click()
+    wait_past(ana_page, seq)
+
+    assert ana_page.evaluate("document.activeElement.id") == "discard-summary"
+
+
+def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium_browser):
+    ana = make_user("ana")
+    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45)
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.goto(f"{daphne_url}/games/{game.pk}/")
+    page.locator("#connection[data-state=live]").wait_for()
+
+    # The setup pass by keyboard: the first card, then S sends it.
+    page.locator("#hand-form[data-mode=pick]").wait_for()
+    page.keyboard.press("1")
+    seq = seq_of(page)
+    page.keyboard.press("s")
+    wait_past(page, seq)
+    page.wait_for_function("() => document.querySelector('#hand-form').dataset.mode !== 'pick'")
+
+    # The chosen card has left the hand and the sent button is gone: the focus is still in
+    # the hand, not on the page, so the next Tab or shortcut starts from there.
+    assert page.evaluate("document.activeElement !== document.body")
+    assert page.evaluate("!!document.activeElement.closest('#table-hand')")
