@@ -71,9 +71,9 @@
       window.location.href = url;
       return;
     }
-    const template = document.createElement("template");
-    template.innerHTML = html;
-    const fresh = template.content.querySelector("#replay");
+    // Parsed as a document of its own (it runs nothing), then the step's section moved in.
+    const parsed = new DOMParser().parseFromString(html, "text/html");
+    const fresh = document.adoptNode(parsed.querySelector("#replay"));
     const old = frame();
     const list = old.querySelector("#discard-list");
     if (list && list.open) fresh.querySelector("#discard-list")?.setAttribute("open", "");

@@ -8,7 +8,6 @@ Each player is a websocket client that speaks the page's protocol (static/js/tab
 
 import asyncio
 import json
-import re
 
 import pytest
 import websockets
@@ -17,6 +16,7 @@ from games import store
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
 from tests.faults.conftest import session_cookie
+from tests.games.presenters.test_describe import MoveLog
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -131,4 +131,5 @@ def test_two_players_on_two_daphnes_see_each_others_moves_and_the_workers_bot_mo
 
 
 def _log_lines(html):
-    return [re.sub(r"<[^>]+>", "", line) for line in re.findall(r"<li data-seq=\"\d+\">(.*?)</li>", html)]
+    log = html.split('id="table-log"', 1)[1].split("</section>", 1)[0]
+    return [line for _seq, lines in MoveLog(log).moves for line in lines]
