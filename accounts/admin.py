@@ -66,15 +66,19 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
                     "display_name",
                     "time_zone",
                     "email_confirmed",
-                    "notify_turn_email",
+                    "turn_email",
+                    "digest_hour",
                     "notify_reminder_email",
+                    "quiet_start",
+                    "quiet_end",
+                    "last_seen_at",
                 )
             },
         ),
         # Changed only through the actions, so that each change has an audit row.
         ("Moderation", {"fields": ("banned_at", "suspended_until")}),
     )
-    readonly_fields = ["banned_at", "suspended_until"]
+    readonly_fields = ["banned_at", "suspended_until", "last_seen_at"]
 
     @admin.display(description="Restriction")
     def restriction_label(self, user):

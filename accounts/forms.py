@@ -79,10 +79,29 @@ class ProfileForm(forms.ModelForm):
     # only attached once confirmed (accounts.views.profile).
     email = forms.EmailField(label="Email address")
     field_order = ["display_name", "email"]
+    # The profile page shows the fields in these groups (templates/accounts/profile.html).
+    GROUPS = (
+        ("You", ("display_name", "email", "time_zone")),
+        ("Emails about your games",
+         ("turn_email", "digest_hour", "notify_reminder_email", "quiet_start", "quiet_end")),
+    )
 
     class Meta:
         model = User
-        fields = ("display_name", "time_zone", "notify_turn_email", "notify_reminder_email")
+        fields = ("display_name", "time_zone", "turn_email", "digest_hour",
+                  "notify_reminder_email", "quiet_start", "quiet_end")
+        widgets = {
+            "turn_email": forms.RadioSelect,
+            "quiet_start": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "quiet_end": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+        }
+        labels = {"turn_email": "Email me when it is my turn",
+                  "notify_reminder_email": "Remind me by email when half my time is gone"}
+        help_texts = {
+            "quiet_start": "Leave both empty for none. Emails wait until your quiet hours "
+                           "end, except a reminder whose deadline falls inside them: that "
+                           "one comes before they begin.",
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -90,3 +109,16 @@ class ProfileForm(forms.ModelForm):
 
     def clean_email(self):
         return clean_address(self.cleaned_data["email"])
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end = cleaned.get("quiet_start"), cleaned.get("quiet_end")
+        if (start is None) != (end is None):
+            self.add_error("quiet_end" if end is None else "quiet_start",
+                           "Give both ends of your quiet hours, or neither.")
+        elif start is not None and start == end:
+            self.add_error("quiet_end", "Quiet hours must end at another time than they start.")
+        return cleaned
+
+    def groups(self):
+        return [(legend, [self[name] for name in names]) for legend, names in self.GROUPS]

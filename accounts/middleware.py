@@ -1,5 +1,7 @@
 import zoneinfo
 
+from accounts import activity
+
 from django.utils import timezone
 
 
@@ -18,4 +20,18 @@ class UserTimezoneMiddleware:
                 timezone.deactivate()
         else:
             timezone.deactivate()
+        return self.get_response(request)
+
+
+class SeenMiddleware:
+    """Records that a logged-in user is on the site (accounts.activity.seen: at most one
+    write a minute), so that no "your turn" email goes to someone who is here."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            activity.seen(user.pk)
         return self.get_response(request)

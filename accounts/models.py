@@ -22,12 +22,29 @@ class User(AbstractUser):
     pending_email = models.EmailField("address waiting for confirmation", blank=True)
     display_name = models.CharField(max_length=40, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
-    notify_turn_email = models.BooleanField(
-        "email me when it is my turn (turn-by-turn games)", default=True
-    )
+    class TurnEmail(models.TextChoices):
+        IMMEDIATE = "immediate", "As soon as I am away"
+        DIGEST = "digest", "Once a day, all my games in one email"
+        NONE = "none", "Never"
+
+    turn_email = models.CharField(
+        "email me when it is my turn (turn-by-turn games)", max_length=10,
+        choices=TurnEmail, default=TurnEmail.IMMEDIATE,
+        help_text="Only ever when you are away from the site, and at most once a game "
+                  "until you have been back.")
+    digest_hour = models.PositiveSmallIntegerField(
+        "send the daily email at", default=8, choices=[(h, f"{h:02d}:00") for h in range(24)],
+        help_text="In your time zone.")
     notify_reminder_email = models.BooleanField(
         "email me a reminder at half time of a deadline", default=True
     )
+    # Quiet hours, in the player's time zone; both empty: none. An email waits until they
+    # end, except a reminder whose deadline falls inside them (games.actions.outbox).
+    quiet_start = models.TimeField("quiet hours from", null=True, blank=True)
+    quiet_end = models.TimeField("quiet hours until", null=True, blank=True)
+    # The last sign of the player on the site (accounts.activity): a request, a socket, an
+    # open page's heartbeat. Emails about a game wait while it is recent.
+    last_seen_at = models.DateTimeField(null=True, blank=True)
     banned_at = models.DateTimeField(null=True, blank=True)
     suspended_until = models.DateTimeField(null=True, blank=True)
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
+    path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("confirm/resend/", views.resend_confirmation, name="resend_confirmation"),
     path("confirm/<str:token>/", views.confirm_email, name="confirm_email"),
     path("password/change/", views.password_change, name="password_change"),

@@ -8,12 +8,15 @@ from django.core import signing
 from django.db import IntegrityError, transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+
+from games.actions import outbox
 
 from . import emails, ratelimit
 from .forms import LoginForm, ProfileForm, SignUpForm, login_name
 from .models import User
-from .tokens import read_email_token
+from .tokens import read_email_token, read_unsubscribe_token
 
 TOO_MANY_LOGINS = "Too many log-in attempts. Please wait a few minutes and try again."
 TOO_MANY_SIGNUPS = "Too many sign-ups from your address. Please try again later."
@@ -247,6 +250,8 @@ def profile(request):
         if new_address:
             mail_about_address(user, address, owner_of(address, other_than=user), "change")
             messages.info(request, f"Please confirm {address}: we sent you a link.")
+        # Emails already waiting are looked at again under the new choices.
+        outbox.replan(user.pk)
         messages.success(request, "Your profile is saved.")
         return redirect("accounts:profile")
     form = ProfileForm(instance=user)
@@ -293,3 +298,29 @@ password_reset_confirm = PasswordResetConfirmView.as_view(
 password_reset_complete = auth_views.PasswordResetCompleteView.as_view(
     template_name="accounts/password_reset_complete.html"
 )
+
+
+UNSUBSCRIBE_WHAT = {"turn": '"your turn" emails', "reminder": "deadline reminders"}
+
+
+# The one-click POST (RFC 8058) comes from the mail provider, with no session or CSRF
+# cookie: the signed token is the proof, and all it can do is stop one kind of email.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request, token):
+    """A game email's one-click link: GET asks (a link checker that follows links must
+    not unsubscribe anyone), POST turns that kind of email off. No log-in needed."""
+    try:
+        user_pk, kind = read_unsubscribe_token(token)
+        user = User.objects.get(pk=user_pk)
+    except (signing.BadSignature, User.DoesNotExist):
+        return render(request, "accounts/unsubscribe.html", {"invalid": True}, status=400)
+    context = {"kind": kind, "what": UNSUBSCRIBE_WHAT[kind], "account": user}
+    if request.method == "POST":
+        if kind == "turn":
+            user.turn_email = User.TurnEmail.NONE
+        else:
+            user.notify_reminder_email = False
+        user.save(update_fields=["turn_email" if kind == "turn" else "notify_reminder_email"])
+        context["done"] = True
+    return render(request, "accounts/unsubscribe.html", context)

@@ -13,8 +13,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 #   at once and runs again (without this setting Celery acknowledges it as failed: lost);
 # - the whole worker killed: the unacknowledged message stays in Redis and is handed out
 #   again once `visibility_timeout` has passed (and beat's sweeps find the work first:
-#   stalled bots after BOT_STALL_SECONDS, due clocks within a second, unsent emails after
-#   OUTBOX_RETRY_SECONDS).
+#   stalled bots after BOT_STALL_SECONDS, due clocks and due emails within a second).
 # Every task is safe to run twice (idempotency keys, expected_seq, the outbox claim).
 # The visibility timeout must stay above the longest countdown (fire_clock: 45 s at most),
 # or a waiting countdown would be handed out twice (harmless, but useless work).

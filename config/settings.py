@@ -121,6 +121,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "accounts.middleware.UserTimezoneMiddleware",
+    "accounts.middleware.SeenMiddleware",
     "config.middleware.RefuseUnroutablePathMiddleware",  # last: docs/security.md
 ]
 
@@ -139,6 +140,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context.my_games",
             ],
         },
     },
@@ -249,7 +251,15 @@ CLOCK_SWEEP_BATCH = envint("CLOCK_SWEEP_BATCH", 50)
 DISCONNECT_HOLD_SECONDS = envint("DISCONNECT_HOLD_SECONDS", 120)
 TIMEOUTS_BEFORE_BOT = envint("TIMEOUTS_BEFORE_BOT", 3)
 STAND_IN_BOT_LEVEL = envstr("STAND_IN_BOT_LEVEL", "normal")
+# An email the SMTP server refused (or could not be reached for) is tried again this late.
 OUTBOX_RETRY_SECONDS = envint("OUTBOX_RETRY_SECONDS", 60)
+# Emails about games (docs/clocks.md, "Emails"): a player seen on the site (any page open,
+# or any request) in the last EMAIL_AWAY_MINUTES gets none; an open page says it is still
+# there every SEEN_HEARTBEAT_SECONDS, and the last-seen time is written at most every
+# SEEN_WRITE_SECONDS.
+EMAIL_AWAY_MINUTES = envint("EMAIL_AWAY_MINUTES", 5)
+SEEN_HEARTBEAT_SECONDS = envint("SEEN_HEARTBEAT_SECONDS", 60)
+SEEN_WRITE_SECONDS = envint("SEEN_WRITE_SECONDS", 60)
 
 # --- Accounts ---------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

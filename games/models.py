@@ -298,14 +298,25 @@ class EmailOutbox(models.Model):
     seq = models.PositiveIntegerField()  # the decision: the clock's `since`
     kind = models.CharField(max_length=10, choices=Kind)
     created_at = models.DateTimeField(default=timezone.now)
+    # Not looked at again before this: the player was on the site, quiet hours, the daily
+    # email's hour (games.actions.outbox.decide). The sweep sends what is due.
+    not_before = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
     skipped = models.CharField(max_length=40, blank=True, default="")  # why it was not sent
+    # How it went out: alone, or in one email with the player's other games.
+    via = models.CharField(max_length=10, blank=True, default="",
+                           choices=[("email", "its own email"), ("digest", "a digest")])
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["game", "seq", "seat", "kind"], name="email_outbox_unique_decision_kind"
             ),
+        ]
+        indexes = [
+            # The sweep's question, every second: which unsent rows are due now.
+            models.Index(fields=["not_before"], condition=models.Q(sent_at__isnull=True),
+                         name="email_outbox_due"),
         ]
 
     def __str__(self):

@@ -96,10 +96,11 @@ def wake_stalled_bots():
 @shared_task(ignore_result=True)
 def sweep_clocks():
     """The beat sweep (every CLOCK_SWEEP_SECONDS): every due time-out, reminder and
-    ended hold (games.actions.timeouts.sweep), then any email left unsent by a crash."""
+    ended hold (games.actions.timeouts.sweep), then every email that is due: one that
+    waited for its player to be away, for quiet hours or the daily email's hour, and
+    one left unsent by a crash or an SMTP error."""
     handled = timeouts.sweep()
-    outbox.deliver_outbox(
-        created_before=timezone.now() - timedelta(seconds=settings.OUTBOX_RETRY_SECONDS))
+    outbox.deliver_outbox()
     return handled
 
 

@@ -5,6 +5,7 @@ Ana hosts; Bo, Cy and Di join; Ed is an outsider who never sits down.
 
 import itertools
 import os
+import socket
 import threading
 import uuid
 
@@ -180,3 +181,26 @@ def require_postgres():
             "needs PostgreSQL (set DATABASE_URL=postgres://...): SQLite has no row locks, "
             "so a race test there could not lose"
         )
+
+
+@pytest.fixture
+def smtp_server():
+    """A real SMTP server (aiosmtpd) on a free port: (port, list of received envelopes)."""
+    from aiosmtpd.controller import Controller
+
+    received = []
+
+    class Handler:
+        async def handle_DATA(self, server, session, envelope):
+            received.append(envelope)
+            return "250 OK"
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield port, received
+    finally:
+        controller.stop()

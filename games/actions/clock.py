@@ -41,7 +41,7 @@ def plan(game, public, pending, bot_seats, acted_seat, seq, now):
         else:
             EmailOutbox.objects.bulk_create(
                 [EmailOutbox(game_id=game.pk, seat=s, seq=seq, kind=EmailOutbox.Kind.TURN,
-                             created_at=now) for s in started],
+                             created_at=now, not_before=now) for s in started],
                 ignore_conflicts=True,
             )
             effects.task_on_commit("games.tasks.deliver_emails", game.pk)

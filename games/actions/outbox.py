@@ -1,146 +1,321 @@
-"""Game emails: one function per kind (templates/emails/<kind>_*), and the outbox sender.
+"""Game emails: what to send a player, when, and the outbox sender that sends it once.
 
-The decision to send is an `EmailOutbox` row written in the transaction that
-made it (the decision's clock plan for "your turn", the clock sweep for reminders);
-`deliver_outbox` sends each row at most once and marks it.
+The decision that an email may be due is an `EmailOutbox` row written in the transaction
+that made it: the decision's clock plan writes one "your turn" row per person who must
+now decide, the clock sweep one reminder row at half time of a turn-by-turn deadline. A
+row is only a candidate. When it comes due (`not_before`), `decide` looks at the player
+and says send, wait until a later moment, or skip with a reason:
+
+- nobody is emailed while on the site (accounts.activity: any page open, or a request in
+  the last EMAIL_AWAY_MINUTES); the row waits until they would count as away;
+- at most one "your turn" email per game until the player has been back on the site;
+- quiet hours (the player's zone) hold every email until they end, except a reminder
+  whose deadline falls inside them, which is written early so as to go before they begin;
+- "your turn" as a daily digest waits for the player's hour;
+- a reminder goes only while its decision is still open.
+
+The "your turn" rows a player may be sent at one moment go out as one email: one game, or
+a digest listing every game waiting on them. `deliver_outbox` sends each row at most
+once: a player's rows are claimed (marked, committed) before the email goes.
 """
 
 import logging
-import zoneinfo
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import activity, schedule
+from accounts.tokens import unsubscribe_token
 from accounts.models import User
 from games.models import EmailOutbox, Game, Seat
 
 log = logging.getLogger(__name__)
 
-
-def table_link(game):
-    return settings.SITE_URL.rstrip("/") + reverse("games:play", args=[game.pk])
-
-
-def _send(kind, user, context):
-    try:
-        tz = zoneinfo.ZoneInfo(user.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        tz = zoneinfo.ZoneInfo("UTC")
-    context = {"user": user, "tz": str(tz), **context}
-    with timezone.override(tz):
-        subject = render_to_string(f"emails/{kind}_subject.txt", context).strip()
-        text = render_to_string(f"emails/{kind}_body.txt", context)
-        html = render_to_string(f"emails/{kind}_body.html", context)
-    message = EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [user.email])
-    message.attach_alternative(html, "text/html")
-    message.send()
-
-
-def send_your_turn(user, game, due):
-    _send("your_turn", user, {"game": game, "due": due, "link": table_link(game)})
-
-
-def send_reminder(user, game, due):
-    missed = (
-        "a bot plays that turn for you"
-        if game.missed_deadline == Game.MissedDeadline.BOT
-        else "you are treated as having left the game, and your team leaves"
-    )
-    _send("reminder", user, {"game": game, "due": due, "link": table_link(game),
-                             "missed": missed})
-
-
-SENDERS = {EmailOutbox.Kind.TURN: send_your_turn, EmailOutbox.Kind.REMINDER: send_reminder}
-PREFERENCE = {EmailOutbox.Kind.TURN: "notify_turn_email",
-              EmailOutbox.Kind.REMINDER: "notify_reminder_email"}
-
-
-def _why_not(row, game, user):
-    """The reason not to send `row` now, or "" to send it."""
-    if user is None:
-        return "no player in the seat"
-    if not getattr(user, PREFERENCE[row.kind]):
-        return "preference off"
-    if not user.email:
-        return "no address"
-    clock = (game.clocks or {}).get(str(row.seat))
-    if game.status != Game.Status.ACTIVE or clock is None or clock["since"] != row.seq:
-        return "already decided"
-    return ""
-
-
+TURN, REMINDER = EmailOutbox.Kind.TURN, EmailOutbox.Kind.REMINDER
+DIGEST = "digest"  # a claim carrying several games' "your turn" (or the daily email)
 SENDING = "sending"  # `skipped` while a row is being sent (left so if the sender died)
 
 
+def site_link(path):
+    return settings.SITE_URL.rstrip("/") + path
+
+
+def table_link(game):
+    return site_link(reverse("games:play", args=[game.pk]))
+
+
+# --- What to do with a row --------------------------------------------------------------
+
 @dataclass(frozen=True)
+class Send:
+    pass
+
+
+@dataclass(frozen=True)
+class Wait:
+    until: datetime
+
+
+@dataclass(frozen=True)
+class Skip:
+    reason: str
+
+
+def decide(row, user, game, now, told=False):
+    """Send, Wait(until) or Skip(reason) for outbox `row` of `game` to `user` at `now`.
+    `told`: a "your turn" email of this game already went to the player since they were
+    last on the site."""
+    if user is None:
+        return Skip("no player in the seat")
+    if not user.email:
+        return Skip("no address")
+    clock = (game.clocks or {}).get(str(row.seat))
+    if game.status != Game.Status.ACTIVE or clock is None or clock["since"] != row.seq:
+        return Skip("already decided")
+    due = datetime.fromisoformat(clock["due"])
+    present_until = activity.present_until(user)
+    present = present_until is not None and present_until > now
+    quiet = schedule.quiet_stretch(user, now)
+    if row.kind == REMINDER:
+        if not user.notify_reminder_email:
+            return Skip("preference off")
+        if present:
+            # Looked at again once they would count as away; not at all if that is too late.
+            return Skip("player on the site") if present_until >= due else Wait(present_until)
+        if quiet and due > quiet[1]:
+            return Wait(quiet[1])
+        return Send()
+    if user.turn_email == User.TurnEmail.NONE:
+        return Skip("preference off")
+    if told:
+        return Skip("told already")
+    if present:
+        return Wait(present_until)
+    if quiet:
+        return Wait(quiet[1])
+    if user.turn_email == User.TurnEmail.DIGEST:
+        slot = schedule.next_digest(user, row.created_at)
+        if slot > now:
+            return Wait(slot)
+    return Send()
+
+
+def early_reminder_row(row, user, game):
+    """The reminder row to write now for the decision of "your turn" row `row`, or None:
+    when the player's quiet hours would hold the half-time reminder past a deadline inside
+    them, it is written due before they begin (schedule.early_reminder). The sweep's own
+    reminder row at half time is then the same row (unique per decision), so still one."""
+    clock = (game.clocks or {}).get(str(row.seat))
+    if (user is None or not user.notify_reminder_email or clock is None
+            or clock["since"] != row.seq or not clock.get("remind_at")):
+        return None
+    moment = schedule.early_reminder(
+        user, datetime.fromisoformat(clock["remind_at"]), datetime.fromisoformat(clock["due"]),
+        datetime.fromisoformat(clock["started"]))
+    if moment is None:
+        return None
+    return EmailOutbox(game_id=game.pk, seat=row.seat, seq=row.seq, kind=REMINDER,
+                       created_at=row.created_at, not_before=moment)
+
+
+# --- Claiming and sending ---------------------------------------------------------------
+
+@dataclass
 class Claim:
-    """An outbox row this sender has taken, with what the email needs."""
+    """One email this sender has taken: its kind ("turn", "digest" or "reminder"), the
+    outbox rows it carries (marked as being sent) and what the email needs."""
 
-    row: EmailOutbox
-    game: Game
-    user: User | None
+    kind: str
+    user: User
+    rows: list
+    games: list = field(default_factory=list)  # [(game, due)] the email lists
+
+    @property
+    def row(self):
+        return self.rows[0]
 
 
-def claim(pk):
-    """Takes unsent outbox row `pk` for this sender, in a transaction of its own, committed
-    on return: the row is locked (skip_locked: another sender's row is left to it),
-    checked as unsent, and marked `sent_at` = now with `skipped` = "sending", or with the
-    reason not to send it. Returns the Claim, or None when there is nothing to send."""
+def _rows_of(user_id):
+    """The outbox rows addressed to `user_id`'s seats."""
+    mine = Seat.objects.filter(game_id=OuterRef("game_id"), number=OuterRef("seat"),
+                               user_id=user_id)
+    return EmailOutbox.objects.filter(Exists(mine))
+
+
+def _told(row, user):
+    """A "your turn" email of this game went to the player since they were last seen."""
+    sent = _rows_of(user.pk).filter(game_id=row.game_id, kind=TURN, sent_at__isnull=False,
+                                    skipped__in=("", SENDING))
+    if user.last_seen_at is not None:
+        sent = sent.filter(sent_at__gt=user.last_seen_at)
+    return sent.exists()
+
+
+def _due(clock):
+    return datetime.fromisoformat(clock["due"])
+
+
+def _waiting_games(user, but):
+    """[(game, due)] of the player's other running turn-by-turn games that wait on them."""
+    waiting = []
+    seats = (Seat.objects.filter(user=user, game__status=Game.Status.ACTIVE,
+                                 game__pace=Game.Pace.TURN_BASED)
+             .exclude(game_id__in=but).select_related("game"))
+    for seat in seats:
+        clock = (seat.game.clocks or {}).get(str(seat.number))
+        if clock is not None:
+            waiting.append((seat.game, _due(clock)))
+    return waiting
+
+
+def claim(user_id, now=None):
+    """Takes the due, unsent outbox rows of `user_id` for this sender, in a transaction of
+    its own, committed on return. Each row is locked (skip_locked: rows another sender
+    holds are left to it) and decided: a skipped row is marked `sent_at` with its reason;
+    a waiting row gets its new `not_before`; rows to send are marked `sent_at` = now with
+    `skipped` = "sending". Returns the emails to send ([Claim]): one per reminder, and one
+    for all the "your turn" rows together."""
+    now = now or timezone.now()
     with transaction.atomic():
-        row = (EmailOutbox.objects.select_for_update(skip_locked=True)
-               .filter(pk=pk, sent_at__isnull=True).first())
-        if row is None:
-            return None
-        game = Game.objects.get(pk=row.game_id)
-        seat = Seat.objects.select_related("user").filter(
-            game_id=row.game_id, number=row.seat).first()
-        user = seat.user if seat else None
-        row.skipped = _why_not(row, game, user) or SENDING
-        row.sent_at = timezone.now()
-        row.save(update_fields=["sent_at", "skipped"])
-    return Claim(row, game, user) if row.skipped == SENDING else None
+        user = User.objects.filter(pk=user_id).first()
+        rows = list(_rows_of(user_id).select_for_update(skip_locked=True, of=("self",))
+                    .filter(sent_at__isnull=True, not_before__lte=now)
+                    .select_related("game").order_by("pk"))
+        if user is None or not rows:
+            return []
+        claims, turns, early = [], [], []
+        for row in rows:
+            told = row.kind == TURN and _told(row, user)
+            if row.kind == TURN:
+                early.append(early_reminder_row(row, user, row.game))
+            outcome = decide(row, user, row.game, now, told=told)
+            if isinstance(outcome, Wait):
+                row.not_before = outcome.until
+                row.save(update_fields=["not_before"])
+                continue
+            row.sent_at = now
+            row.skipped = outcome.reason if isinstance(outcome, Skip) else SENDING
+            row.save(update_fields=["sent_at", "skipped"])
+            if isinstance(outcome, Send) and row.kind == REMINDER:
+                claims.append(Claim(REMINDER, user, [row],
+                                    [(row.game, _due(row.game.clocks[str(row.seat)]))]))
+            elif isinstance(outcome, Send):
+                turns.append(row)
+        early = [r for r in early if r is not None]
+        if early:
+            EmailOutbox.objects.bulk_create(early, ignore_conflicts=True)
+        if turns:
+            games = [(r.game, _due(r.game.clocks[str(r.seat)])) for r in turns]
+            if len(turns) == 1 and user.turn_email == User.TurnEmail.IMMEDIATE:
+                claims.append(Claim(TURN, user, turns, games))
+            else:
+                games.sort(key=lambda pair: pair[1])
+                others = _waiting_games(user, but=[r.game_id for r in turns])
+                claims.append(Claim(DIGEST, user, turns, games + sorted(others, key=lambda p: p[1])))
+    return claims
+
+
+def _missed(game):
+    if game.missed_deadline == Game.MissedDeadline.BOT:
+        return "a bot plays that turn for you"
+    return "you are treated as having left the game, and your team leaves"
+
+
+def message_for(claimed):
+    """The email of a claim: subject, text and HTML in the player's zone, and the
+    unsubscribe headers (RFC 2369 and the one-click POST of RFC 8058)."""
+    user = claimed.user
+    unsubscribe_kind = REMINDER if claimed.kind == REMINDER else TURN
+    unsubscribe = site_link(reverse("accounts:unsubscribe",
+                                    args=[unsubscribe_token(user, unsubscribe_kind)]))
+    tz = schedule.zone(user)
+    games = [{"game": game, "due": due, "link": table_link(game), "missed": _missed(game)}
+             for game, due in claimed.games]
+    context = {"user": user, "tz": str(tz), "games": games, **games[0],
+               "unsubscribe": unsubscribe, "profile": site_link(reverse("accounts:profile")),
+               "digest": user.turn_email == User.TurnEmail.DIGEST}
+    with timezone.override(tz):
+        subject = render_to_string(f"emails/{claimed.kind}_subject.txt", context).strip()
+        text = render_to_string(f"emails/{claimed.kind}_body.txt", context)
+        html = render_to_string(f"emails/{claimed.kind}_body.html", context)
+    message = EmailMultiAlternatives(
+        subject, text, settings.DEFAULT_FROM_EMAIL, [user.email],
+        headers={"List-Unsubscribe": f"<{unsubscribe}>",
+                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"})
+    message.attach_alternative(html, "text/html")
+    return message
 
 
 def send_claimed(claimed):
     """Hands a claimed email to the SMTP server; raises what the mail backend raises."""
-    row, game = claimed.row, claimed.game
-    due = datetime.fromisoformat(game.clocks[str(row.seat)]["due"])
-    SENDERS[row.kind](claimed.user, game, due)
+    message_for(claimed).send()
 
 
-def deliver_outbox(game_id=None, created_before=None, limit=100):
-    """Sends unsent outbox rows (of one game, or every game); returns how many went out.
-
-    At most once per row, even if the process dies half way: each row is first claimed
-    (`claim`, committed) and only then sent; once the SMTP server has taken it, `skipped`
-    is cleared. A sender that dies after the claim leaves the row claimed, never to be
-    sent again ("sending": it may or may not have gone out); one that dies before the
-    claim commits leaves it unsent for the sweep's retry. An SMTP error (refused,
-    unreachable) gives the row back to the retry and stops this delivery.
-    The game row is not locked: sending never holds up a move.
-    """
-    rows = EmailOutbox.objects.filter(sent_at__isnull=True)
+def _recipients(game_id, now, limit):
+    """The players with an unsent row due at `now` (of one game, or of every game)."""
+    rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now)
     if game_id is not None:
         rows = rows.filter(game_id=game_id)
-    if created_before is not None:
-        rows = rows.filter(created_at__lt=created_before)
+    seats = Seat.objects.filter(
+        Exists(rows.filter(game_id=OuterRef("game_id"), seat=OuterRef("number"))),
+        user__isnull=False)
+    return list(seats.order_by("user_id").values_list("user_id", flat=True).distinct()[:limit])
+
+
+def _orphans(game_id, now):
+    """Rows due for a seat nobody holds: skipped, so that the sweep stops finding them."""
+    taken = Seat.objects.filter(game_id=OuterRef("game_id"), number=OuterRef("seat"),
+                                user__isnull=False)
+    rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now).exclude(Exists(taken))
+    if game_id is not None:
+        rows = rows.filter(game_id=game_id)
+    rows.update(sent_at=now, skipped="no player in the seat")
+
+
+def deliver_outbox(game_id=None, now=None, limit=100):
+    """Sends what is due in the outbox (rows of one game's players, or of everybody);
+    returns how many emails went out.
+
+    At most once per row, even if the process dies half way: a player's rows are first
+    claimed (`claim`, committed) and only then sent; once the SMTP server has taken the
+    email, `skipped` is cleared. A sender that dies after the claim leaves the rows
+    claimed, never to be sent again ("sending": the email may or may not have gone); one
+    that dies before the claim commits leaves them unsent for the next sweep. An SMTP
+    error (refused, unreachable) gives the rows back, due again OUTBOX_RETRY_SECONDS
+    later, and stops this delivery. The game row is not locked: sending never holds up a
+    move.
+    """
+    now = now or timezone.now()
+    _orphans(game_id, now)
     sent = 0
-    for pk in list(rows.order_by("pk").values_list("pk", flat=True)[:limit]):
-        claimed = claim(pk)
-        if claimed is None:
-            continue
-        try:
-            send_claimed(claimed)
-        except Exception:
-            EmailOutbox.objects.filter(pk=pk).update(sent_at=None, skipped="")
-            log.exception("could not send outbox row %s; left for the retry", pk)
-            break
-        EmailOutbox.objects.filter(pk=pk).update(skipped="")
-        sent += 1
+    for user_id in _recipients(game_id, now, limit):
+        for claimed in claim(user_id, now):
+            pks = [row.pk for row in claimed.rows]
+            try:
+                send_claimed(claimed)
+            except Exception:
+                retry = timezone.now() + timedelta(seconds=settings.OUTBOX_RETRY_SECONDS)
+                EmailOutbox.objects.filter(pk__in=pks).update(sent_at=None, skipped="",
+                                                              not_before=retry)
+                log.exception("could not send outbox rows %s; left for the retry", pks)
+                return sent
+            EmailOutbox.objects.filter(pk__in=pks).update(
+                skipped="", via="digest" if claimed.kind == DIGEST else "email")
+            sent += 1
     return sent
+
+
+def replan(user_id, now=None):
+    """The player's choices changed (the profile): their waiting "your turn" rows are
+    looked at again by the next sweep, under the new choices. (A reminder row written
+    early for quiet hours keeps its time: looked at now, it would go at once.)"""
+    now = now or timezone.now()
+    _rows_of(user_id).filter(sent_at__isnull=True, kind=TURN, not_before__gt=now).update(
+        not_before=now)

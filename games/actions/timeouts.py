@@ -106,10 +106,13 @@ def handle(game, now):
         if remind_at and remind_at <= now and not clock.get("reminded"):
             clock["reminded"] = True
             reminders.append(EmailOutbox(game_id=game.pk, seat=int(key), seq=clock["since"],
-                                         kind=EmailOutbox.Kind.REMINDER, created_at=now))
+                                         kind=EmailOutbox.Kind.REMINDER, created_at=now,
+                                         not_before=now))
     if reminders:
         # The unique key (game, seq, seat, kind) makes a second sweep's row a no-op
-        # even if it somehow got past the lock and the `reminded` flag.
+        # even if it somehow got past the lock and the `reminded` flag, and leaves a
+        # reminder the sender wrote early for the player's quiet hours as it is
+        # (games.actions.outbox.early_reminder_row).
         EmailOutbox.objects.bulk_create(reminders, ignore_conflicts=True)
         transaction.on_commit(partial(_deliver, game.pk))
     columns = {

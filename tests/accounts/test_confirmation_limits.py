@@ -22,7 +22,7 @@ def use_a_cache_whose_clock_moves(settings):
 
 def point_profile_at(client, user, address):
     data = {"display_name": user.display_name, "email": address, "time_zone": user.time_zone,
-            "notify_turn_email": "on", "notify_reminder_email": "on"}
+            "turn_email": "immediate", "digest_hour": "8", "notify_reminder_email": "on"}
     assert client.post(reverse("accounts:profile"), data).status_code == 302
 
 

@@ -16,7 +16,8 @@ def profile_data(user, **overrides):
         "display_name": user.display_name,
         "email": user.email,
         "time_zone": user.time_zone,
-        "notify_turn_email": "on",
+        "turn_email": "immediate",
+        "digest_hour": "8",
         "notify_reminder_email": "on",
     }
     data.update(overrides)
@@ -29,14 +30,14 @@ def test_a_player_sets_display_name_time_zone_and_notifications(client, ana):
     response = client.post(
         reverse("accounts:profile"),
         profile_data(ana, display_name="Ana B.", time_zone="Europe/Lisbon",
-                     notify_reminder_email=None),
+                     notify_reminder_email=None, turn_email="digest", digest_hour="19"),
     )
 
     assert response.status_code == 302
     ana.refresh_from_db()
     assert ana.display_name == "Ana B."
     assert ana.time_zone == "Europe/Lisbon"
-    assert ana.notify_turn_email is True
+    assert (ana.turn_email, ana.digest_hour) == ("digest", 19)
     assert ana.notify_reminder_email is False
 
 

@@ -304,27 +304,6 @@ def own_redis(tmp_path, transactional_db, secret_key):
         connection.close()
 
 
-@pytest.fixture
-def smtp_server():
-    """A real SMTP server (aiosmtpd) on a free port: (port, list of received envelopes)."""
-    from aiosmtpd.controller import Controller
-
-    received = []
-
-    class Handler:
-        async def handle_DATA(self, server, session, envelope):
-            received.append(envelope)
-            return "250 OK"
-
-    port = free_port()
-    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield port, received
-    finally:
-        controller.stop()
-
-
 def session_cookie(user):
     client = Client()
     client.force_login(user)

@@ -6,8 +6,8 @@ wrappers in the worker or Daphne a test starts with a fault, before the program 
 |---|---|---|---|
 | `decision.written` | games.store.append | once a decision's event, snapshot and columns are written, before the commit | the actor (bot, timeout, person...) |
 | `decision.committed` | decisions.apply_decision | once the decision is committed and its after-commit work done, before it returns (a task not yet acknowledged); not for a replayed key | the actor |
-| `email.claimed` | outbox.claim | once an outbox row is claimed (committed), before the email is sent | the kind (turn, reminder) |
-| `email.sent` | outbox.send_claimed | once the SMTP server took the email, before the row is marked | the kind |
+| `email.claimed` | outbox.claim | once a player's due outbox rows are claimed (committed), before any email is sent | the kind of the first email claimed (turn, digest, reminder) |
+| `email.sent` | outbox.send_claimed | once the SMTP server took the email, before its rows are marked | the kind |
 
 A fault is `<point>` or `<point>:<detail>`, and fires once: the first process (of all that
 share the arm file, across restarts) that reaches it while the file exists removes the
@@ -81,6 +81,6 @@ def install(spec, action, arm):
     _after(decisions, "apply_decision", fault, "decision.committed",
            lambda result, arguments: None if result.replayed else arguments["actor"])
     _after(outbox, "claim", fault, "email.claimed",
-           lambda claimed, arguments: None if claimed is None else claimed.row.kind)
+           lambda claims, arguments: claims[0].kind if claims else None)
     _after(outbox, "send_claimed", fault, "email.sent",
-           lambda result, arguments: arguments["claimed"].row.kind)
+           lambda result, arguments: arguments["claimed"].kind)

@@ -129,8 +129,8 @@ def fingerprint():
             "game_id", "number", "user_id", "bot_level")),
         "users": list(User.objects.order_by("pk").values_list(
             "pk", "username", "email", "display_name", "time_zone", "password", "email_confirmed",
-            "banned_at", "suspended_until", "is_staff", "is_active", "notify_turn_email",
-            "notify_reminder_email")),
+            "banned_at", "suspended_until", "is_staff", "is_active", "turn_email",
+            "digest_hour", "notify_reminder_email", "quiet_start", "quiet_end")),
         "reports": list(Report.objects.order_by("pk").values_list("pk", "resolved_at")),
         "audits": AccountAudit.objects.count(),
         "outbox": EmailOutbox.objects.count(),

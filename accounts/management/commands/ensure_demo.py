@@ -23,6 +23,7 @@ class Command(BaseCommand):
             user.set_password(DEMO_PASSWORD)
             user.save()
         self.stdout.write(
-            f"Demo account: log in at http://127.0.0.1:8000/accounts/login/ as "
-            f"{DEMO_USERNAME!r} with password {DEMO_PASSWORD!r}, or sign up."
+            # No address here: the site is not started yet, and the port may be another.
+            f"Demo account: log in as {DEMO_USERNAME!r} with password {DEMO_PASSWORD!r} "
+            f"(Log in, at the address below), or sign up."
         )

@@ -45,11 +45,26 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot serve on {host}:{port}: {exc.strerror}.") from exc
         bound_host, bound_port = listener.getsockname()[:2]
         self.stdout.write(f"Wild Cards Teams at http://{bound_host}:{bound_port}/")
+        self._site_url(bound_host, bound_port)
+        self.stdout.write(f"Links in emails point at {settings.SITE_URL}")
         self.stdout.flush()
         if settings.REDIS_URL:
             self._run_processes(listener, var)
         else:
             self._run_embedded(listener, var)
+
+    def _site_url(self, host, port):
+        """Email links point where this site is served, unless SITE_URL says otherwise (a
+        public name behind a proxy): set here for this process and, through the
+        environment, for the worker and beat it starts."""
+        if os.environ.get("SITE_URL"):
+            return
+        if host in ("0.0.0.0", "::"):
+            # Every interface: the machine's own name is what others can reach.
+            host = socket.getfqdn()
+        elif ":" in host:
+            host = f"[{host}]"
+        os.environ["SITE_URL"] = settings.SITE_URL = f"http://{host}:{port}"
 
     def _run_embedded(self, listener, var):
         self.stdout.write("Embedded mode: SQLite or DATABASE_URL, in-memory channel layer, "

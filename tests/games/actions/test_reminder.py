@@ -2,6 +2,7 @@
 preferences, linking straight to the table; through a real SMTP server once."""
 
 import email
+import email.policy
 import socket
 import time
 
@@ -89,7 +90,7 @@ def test_a_player_who_turned_reminders_off_gets_none(four, django_capture_on_com
 
 @pytest.mark.django_db
 def test_your_turn_email_when_a_decision_becomes_yours(four):
-    four[3].notify_turn_email = False
+    four[3].turn_email = "none"
     four[3].save()
     with travel(at(0)):
         game = make_started_game(four, pace=Game.Pace.TURN_BASED, turn_hours=12)
@@ -151,8 +152,12 @@ def test_the_reminder_goes_through_a_real_smtp_server(four, settings, django_cap
 
     (envelope,) = received
     assert envelope.rcpt_tos == ["di@example.com"]
-    message = email.message_from_bytes(envelope.content)
-    assert message["Subject"] == f"Reminder: half your time is gone at table {game.pk} (Wild Cards Teams)"
+    message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+    # The deadline (72 h after the deal, Monday 09:00 UTC) in the player's zone (UTC).
+    assert message["Subject"] == (
+        f"Reminder: your deadline at table {game.pk} is Thu 5 Mar, 09:00 (Wild Cards Teams)")
+    assert message["List-Unsubscribe"].strip().startswith(f"<{TABLE}/accounts/unsubscribe/")
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     text = next(p for p in message.walk() if p.get_content_type() == "text/plain")
     assert f"{TABLE}/games/{game.pk}/" in text.get_payload(decode=True).decode()
     assert EmailOutbox.objects.get(game=game, kind="reminder").sent_at is not None
@@ -186,13 +191,13 @@ def test_concurrent_sweeps_send_the_reminder_exactly_once(four, monkeypatch):
 def test_concurrent_senders_send_each_outbox_row_once(four, monkeypatch):
     game = start(four)
     EmailOutbox.objects.filter(game=game).update(sent_at=None)
-    real_send = outbox.SENDERS["turn"]
+    real_send = outbox.send_claimed
 
-    def slow_send(*args):
+    def slow_send(claimed):
         time.sleep(0.2)  # the other senders reach the row while this one sends it
-        return real_send(*args)
+        return real_send(claimed)
 
-    monkeypatch.setitem(outbox.SENDERS, "turn", slow_send)
+    monkeypatch.setattr(outbox, "send_claimed", slow_send)
     with travel(at(10)):
         results = race([lambda: outbox.deliver_outbox(game_id=game.pk) for _ in range(4)])
 
