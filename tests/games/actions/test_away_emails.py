@@ -347,3 +347,47 @@ def test_a_socket_or_a_request_marks_the_player_seen_at_most_once_a_minute(four,
     assert ana.last_seen_at == at(61)
     assert activity.is_present(ana, at(61 + 5 * 60 - 1))
     assert not activity.is_present(ana, at(61 + 5 * 60))
+
+
+def _play_against_bots(ana, on_site, moves=150):
+    """A turn-by-turn table of Ana against three bots, played `moves` decisions deep at a
+    move every ten seconds, the beat's sweep after each; Ana on the site throughout if
+    `on_site` (her requests: the page and her moves)."""
+    client = Client()
+    moment = at(0)
+    if on_site:
+        on_the_site(client, ana, moment)
+    game = start([ana], moment=moment, turn_hours=12)
+    for _ in range(moves):
+        game = fresh(game)
+        if game.status != Game.Status.ACTIVE:
+            break
+        moment += at(10) - at(0)
+        with travel(moment):
+            if on_site:
+                on_the_site(client, ana, moment)
+            for seat in game.waiting_on:
+                if seat == 0:
+                    move_as_person(game, 0)
+                else:
+                    tasks.play_bot(game.pk, seat, game.last_seq)
+                game = fresh(game)
+        sweep(moment)
+    return game, moment
+
+
+def test_a_player_at_the_table_against_bots_gets_no_email_at_all(inbox, ana):
+    game, moment = _play_against_bots(ana, on_site=True)
+    turns = EmailOutbox.objects.filter(game=game, seat=0, kind="turn")
+    assert turns.count() >= 10  # she had many decisions: each one was a candidate
+    assert inbox() == []
+    # She leaves with a decision open (if the game is still on): one email, five minutes on.
+    if fresh(game).clocks.get("0"):
+        sweep(moment + (at(minutes=6) - at(0)))
+        assert len(inbox()) == 1
+
+
+def test_a_player_away_from_a_table_against_bots_gets_one_email(inbox, ana):
+    game, _ = _play_against_bots(ana, on_site=False)
+    assert len(inbox("ana@example.com")) == 1
+    assert EmailOutbox.objects.filter(game=game, seat=0, kind="turn", skipped="told already").count() >= 10
