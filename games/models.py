@@ -17,6 +17,12 @@ def new_seed():
     return secrets.randbits(63)
 
 
+def new_deal_secret():
+    """The server's half of the deal commitment (docs/fair-deals.md): never shown before
+    the game ends."""
+    return secrets.token_hex(32)
+
+
 class GameQuerySet(models.QuerySet):
     def open_tables(self):
         return self.filter(status=Game.Status.OPEN)
@@ -80,9 +86,15 @@ class Game(models.Model):
     spectators = models.BooleanField(default=False)
     private = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    # Rated or casual, the host's choice; a game with a bot, aborted or voided counts for
+    # no rating whatever this says (games.actions.ratings).
+    rated = models.BooleanField(default=False)
 
     # The game itself.
     seed = models.BigIntegerField(default=new_seed)
+    # Revealed with the seed once the game is over, so that anyone can check every deal
+    # against the commitments shown at the table.
+    deal_secret = models.CharField(max_length=64, default=new_deal_secret)
     last_seq = models.PositiveIntegerField(default=0)
     round = models.PositiveSmallIntegerField(null=True, blank=True)
     turn = models.PositiveSmallIntegerField(null=True, blank=True)
