@@ -9,7 +9,7 @@ import html
 import email.policy
 import re
 import zoneinfo
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 
 import pytest
 from django.test import Client
@@ -23,6 +23,7 @@ from tests.games.clock_support import at, fresh, move_as_person, travel
 
 SITE = "https://cards.example"
 PARIS = zoneinfo.ZoneInfo("Europe/Paris")
+SECOND = timedelta(seconds=1)
 
 pytestmark = pytest.mark.django_db
 
@@ -64,6 +65,11 @@ def on_the_site(client, user, moment):
         assert client.get(reverse("lobby:index")).status_code == 200
 
 
+def quiet_in_paris(user, start, end):
+    user.time_zone, user.quiet_start, user.quiet_end = "Europe/Paris", time(start), time(end)
+    user.save()
+
+
 def text_of(message):
     return message.get_body(preferencelist=("plain",)).get_content()
 
@@ -86,7 +92,7 @@ def test_no_email_while_the_page_is_open_and_exactly_one_once_the_player_has_lef
     assert inbox("ana@example.com") == []
 
     # She closed the page at 3 min: away once EMAIL_AWAY_MINUTES (5) have passed.
-    sweep(at(minutes=8) - (at(1) - at(0)))
+    sweep(at(minutes=8) - SECOND)
     assert inbox("ana@example.com") == []
     for minutes in (8, 9, 60, 600):
         sweep(at(minutes=minutes))
@@ -115,19 +121,19 @@ def test_at_most_one_your_turn_email_a_game_until_the_player_has_been_back(inbox
             clock = fresh(game).clocks.get("0")
             if clock is not None and clock["since"] != seq:
                 return clock["since"]
-            sweep(moment := moment + (at(hours=13) - at(0)))
+            sweep(moment := moment + (timedelta(hours=13)))
         raise AssertionError("Ana never had another decision")
 
     seq = next_decision_of_ana(at(hours=1))
-    sweep(datetime.fromisoformat(fresh(game).clocks["0"]["started"]) + (at(minutes=30) - at(0)))
+    sweep(datetime.fromisoformat(fresh(game).clocks["0"]["started"]) + timedelta(minutes=30))
     assert len(turn_emails(inbox("ana@example.com"))) == 1  # told already, not back since
     assert EmailOutbox.objects.get(game=game, seat=0, seq=seq, kind="turn").skipped == "told already"
 
     # She comes back (and leaves again); her next decision is emailed once more.
     started = datetime.fromisoformat(fresh(game).clocks["0"]["started"])
-    on_the_site(Client(), ana, started + (at(minutes=40) - at(0)))
-    seq = next_decision_of_ana(started + (at(hours=1) - at(0)))
-    sweep(datetime.fromisoformat(fresh(game).clocks["0"]["started"]) + (at(minutes=30) - at(0)))
+    on_the_site(Client(), ana, started + timedelta(minutes=40))
+    seq = next_decision_of_ana(started + timedelta(hours=1))
+    sweep(datetime.fromisoformat(fresh(game).clocks["0"]["started"]) + timedelta(minutes=30))
     assert len(turn_emails(inbox("ana@example.com"))) == 2
     assert EmailOutbox.objects.get(game=game, seat=0, seq=seq, kind="turn").skipped == ""
 
@@ -137,7 +143,7 @@ def test_several_games_waiting_go_in_one_email(inbox, four):
     on_the_site(Client(), ana, at(0))
     games = [start(four), start(four, moment=at(minutes=2)), start(four, moment=at(minutes=4))]
     sweep(at(minutes=1))
-    sweep(at(minutes=5) - (at(1) - at(0)))
+    sweep(at(minutes=5) - SECOND)
     assert inbox("ana@example.com") == []
 
     sweep(at(minutes=5))  # five minutes after she was last seen: away
@@ -161,7 +167,7 @@ def test_the_daily_digest_goes_at_the_players_hour_in_their_zone(inbox, four):
     games = [start(four, turn_hours=72), start(four, moment=at(hours=2), turn_hours=72)]
     sweep(at(hours=2, minutes=1))
     paris_six = datetime(2026, 3, 2, 18, 0, tzinfo=PARIS)  # 17:00 UTC
-    sweep(paris_six - (at(1) - at(0)))
+    sweep(paris_six - SECOND)
     assert turn_emails(inbox("ana@example.com")) == []
     # Bo, away and "as soon as I am away": both games in one email, at once.
     assert [m["Subject"] for m in inbox("bo@example.com")] == [
@@ -179,13 +185,12 @@ def test_the_daily_digest_goes_at_the_players_hour_in_their_zone(inbox, four):
 
 def test_quiet_hours_hold_a_your_turn_email_until_they_end(inbox, four):
     ana = four[0]
-    ana.time_zone, ana.quiet_start, ana.quiet_end = "Europe/Paris", time(22), time(7)
-    ana.save()
+    quiet_in_paris(ana, 22, 7)
     evening = datetime(2026, 3, 2, 23, 0, tzinfo=PARIS)
     game = start(four, moment=evening, turn_hours=72)
-    sweep(evening + (at(1) - at(0)))
+    sweep(evening + SECOND)
     morning = datetime(2026, 3, 3, 7, 0, tzinfo=PARIS)
-    sweep(morning - (at(1) - at(0)))
+    sweep(morning - SECOND)
     assert inbox("ana@example.com") == []
     assert len(inbox()) == 3
 
@@ -196,20 +201,19 @@ def test_quiet_hours_hold_a_your_turn_email_until_they_end(inbox, four):
 
 def test_a_reminder_whose_deadline_falls_in_quiet_hours_goes_before_they_begin(inbox, four):
     ana = four[0]
-    ana.time_zone, ana.quiet_start, ana.quiet_end = "Europe/Paris", time(22), time(9)
-    ana.save()
+    quiet_in_paris(ana, 22, 9)
     # Dealt at 20:00 in Paris with 12 h: half time at 02:00 and the deadline at 08:00,
     # both inside her quiet hours (22:00 to 09:00). The reminder goes at 21:45.
     deal = datetime(2026, 3, 2, 20, 0, tzinfo=PARIS)
     game = start(four, moment=deal, turn_hours=12)
-    sweep(deal + (at(1) - at(0)))
+    sweep(deal + SECOND)
     assert len(turn_emails(inbox("ana@example.com"))) == 1  # before her quiet hours
 
     def reminders(to):
         return [m for m in inbox(to) if m["Subject"].startswith("Reminder")]
 
     before = datetime(2026, 3, 2, 21, 45, tzinfo=PARIS)
-    sweep(before - (at(1) - at(0)))
+    sweep(before - SECOND)
     assert reminders("ana@example.com") == []
     sweep(before)
     (message,) = reminders("ana@example.com")
@@ -218,7 +222,7 @@ def test_a_reminder_whose_deadline_falls_in_quiet_hours_goes_before_they_begin(i
     assert reminders("bo@example.com") == []  # the others: at half time, as always
 
     half_time = datetime(2026, 3, 3, 2, 0, tzinfo=PARIS)
-    for moment in (half_time, half_time + (at(minutes=1) - at(0))):
+    for moment in (half_time, half_time + timedelta(minutes=1)):
         sweep(moment)
     assert len(reminders("ana@example.com")) == 1  # the sweep's own row is the same row
     assert len(reminders("bo@example.com")) == 1
@@ -238,7 +242,7 @@ def test_the_half_time_reminder_waits_while_the_player_is_here_and_not_past_the_
         on_the_site(client_ana, ana, at(minutes=minutes))
         if minutes % 30 == 0:
             sweep(at(minutes=minutes, seconds=1))
-    sweep(at(hours=12) - (at(1) - at(0)))
+    sweep(at(hours=12) - SECOND)
 
     def reminders(to):
         return [m for m in inbox(to) if m["Subject"].startswith("Reminder")]
@@ -362,7 +366,7 @@ def _play_against_bots(ana, on_site, moves=150):
         game = fresh(game)
         if game.status != Game.Status.ACTIVE:
             break
-        moment += at(10) - at(0)
+        moment += 10 * SECOND
         with travel(moment):
             if on_site:
                 on_the_site(client, ana, moment)
@@ -383,7 +387,7 @@ def test_a_player_at_the_table_against_bots_gets_no_email_at_all(inbox, ana):
     assert inbox() == []
     # She leaves with a decision open (if the game is still on): one email, five minutes on.
     if fresh(game).clocks.get("0"):
-        sweep(moment + (at(minutes=6) - at(0)))
+        sweep(moment + timedelta(minutes=6))
         assert len(inbox()) == 1
 
 

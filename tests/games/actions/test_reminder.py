@@ -3,7 +3,6 @@ preferences, linking straight to the table; through a real SMTP server once."""
 
 import email
 import email.policy
-import socket
 import time
 
 import pytest
@@ -120,35 +119,21 @@ def test_a_your_turn_email_for_a_decision_already_made_is_not_sent(four):
 
 
 @pytest.mark.django_db
-def test_the_reminder_goes_through_a_real_smtp_server(four, settings, django_capture_on_commit_callbacks):
-    from aiosmtpd.controller import Controller
+def test_the_reminder_goes_through_a_real_smtp_server(
+    four, settings, smtp_server, django_capture_on_commit_callbacks
+):
+    port, received = smtp_server
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = port
+    settings.EMAIL_USE_TLS = False
+    game = start(four, turn_hours=72)
+    with travel(at(hours=1)):
+        for seat in (0, 1, 2):
+            move_as_person(game, seat)
 
-    received = []
-
-    class Handler:
-        async def handle_DATA(self, server, session, envelope):
-            received.append(envelope)
-            return "250 OK"
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-        settings.EMAIL_HOST = "127.0.0.1"
-        settings.EMAIL_PORT = port
-        settings.EMAIL_USE_TLS = False
-        game = start(four, turn_hours=72)
-        with travel(at(hours=1)):
-            for seat in (0, 1, 2):
-                move_as_person(game, seat)
-
-        with travel(at(hours=36)), django_capture_on_commit_callbacks(execute=True):
-            timeouts.sweep()
-    finally:
-        controller.stop()
+    with travel(at(hours=36)), django_capture_on_commit_callbacks(execute=True):
+        timeouts.sweep()
 
     (envelope,) = received
     assert envelope.rcpt_tos == ["di@example.com"]
