@@ -14,7 +14,7 @@ from games import effects
 from games.models import Game, Seat
 
 OPTIONS = ("players", "pace", "move_seconds", "turn_hours", "missed_deadline", "stacking",
-           "final_card_penalty", "target_score", "spectators", "private")
+           "final_card_penalty", "target_score", "spectators", "private", "rated")
 
 
 class RematchRefused(Exception):
