@@ -1,4 +1,5 @@
-"""The game websocket: one per open table page.
+"""The sockets: the game socket, one per open table page, and the site socket
+(SiteConsumer, /ws/me/), one per open page of a logged-in user (at the end).
 
 A socket joins exactly one game group: the group of the user's own seat, or
 the public group when the table allows spectators. It never chooses a seat:
@@ -18,6 +19,8 @@ explains.
 """
 
 import asyncio
+import json
+import logging
 from importlib import import_module
 from types import SimpleNamespace
 
@@ -28,11 +31,15 @@ from django.contrib import auth
 from django.db import connection
 from django.utils import timezone
 
+from accounts import activity
 from games import push
 from games.actions import decisions, presence
 from games.actions.moves import clean_action
 from games.models import Game, GameEvent
+from games.presenters import mine
 from games.store import spectators
+
+log = logging.getLogger(__name__)
 
 # The longest message a page sends is a move: a few hundred characters.
 MAX_MESSAGE = 16 * 1024
@@ -64,21 +71,31 @@ def _session_store(session_key):
     return import_module(settings.SESSION_ENGINE).SessionStore(session_key)
 
 
-def socket_access(user_id, session_key, game_id, seat):
-    """None while a socket of `user_id`, opened with the session `session_key` and given
-    `seat` (None: a spectator), may stay open; otherwise the code to close it with. Reads
-    the account, the session and the seat as they are now."""
+def account_access(user_id, session_key):
+    """(user, None) while a socket of `user_id`, opened with the session `session_key`, may
+    stay open as far as the account goes; otherwise (None, the code to close it with). Reads
+    the account and the session as they are now."""
     user_model = auth.get_user_model()
     user = user_model.objects.filter(pk=user_id).first()
     if user is None or not user.is_active:
-        return CLOSE_LOGGED_OUT
+        return None, CLOSE_LOGGED_OUT
     if user.is_restricted:
-        return CLOSE_RESTRICTED
+        return None, CLOSE_RESTRICTED
     # Django's own check of a request's session: it is still there and unexpired, names
     # this user, and carries the hash of the user's current password.
     if not session_key or auth.get_user(SimpleNamespace(
             session=_session_store(session_key))).pk != user.pk:
-        return CLOSE_LOGGED_OUT
+        return None, CLOSE_LOGGED_OUT
+    return user, None
+
+
+def socket_access(user_id, session_key, game_id, seat):
+    """None while a socket of `user_id`, opened with the session `session_key` and given
+    `seat` (None: a spectator), may stay open; otherwise the code to close it with. Reads
+    the account, the session and the seat as they are now."""
+    user, code = account_access(user_id, session_key)
+    if user is None:
+        return code
     found = membership(user, game_id)
     if seat is not None and (found is None or found[1] != seat):
         return CLOSE_SEAT_LOST
@@ -118,12 +135,59 @@ def _decide(game_id, seat, action, user, key):
         connection.close()
 
 
-class GameConsumer(AsyncJsonWebsocketConsumer):
+class CheckedSocket(AsyncJsonWebsocketConsumer):
+    """What the sockets of a logged-in user share: they close when the right to listen
+    ends. `access_code` (run in a thread) says whether it still holds; it is asked again
+    when the session expires and on the `user-<id>` group's messages."""
+
+    watcher = None
+
+    def access_code(self):
+        """None while the socket may stay open, else the code to close it with."""
+        raise NotImplementedError
+
+    @property
+    def session_key(self):
+        session = self.scope.get("session")
+        return session.session_key if session is not None else None
+
+    def watch(self):
+        if self.session_key:
+            self.watcher = asyncio.ensure_future(self.watch_session())
+
+    def stop_watching(self):
+        if self.watcher is not None:
+            self.watcher.cancel()
+
+    async def check_access(self):
+        """Closes the socket if its user may no longer listen here; True if it did."""
+        code = await database_sync_to_async(self.access_code)()
+        if code is None:
+            return False
+        await self.close(code=code)
+        return True
+
+    async def watch_session(self):
+        """Closes the socket when its session expires (a session may be extended meanwhile,
+        so the end is read again each time)."""
+        while True:
+            left = await database_sync_to_async(session_seconds_left)(self.session_key)
+            await asyncio.sleep(min(SESSION_RECHECK_SECONDS, left if left is not None
+                                    else SESSION_RECHECK_SECONDS) + 1)
+            if await self.check_access():
+                return
+
+    async def session_ended(self, message):
+        await self.close(code=CLOSE_LOGGED_OUT)
+
+    async def access_changed(self, message):
+        await self.check_access()
+
+
+class GameConsumer(CheckedSocket):
     group = None
     seat = None
     game_id = None
-
-    watcher = None
 
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
@@ -143,22 +207,15 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
         else:
             await database_sync_to_async(spectators.joined)(self.game_id, user.pk)
-        if self.session_key:
-            self.watcher = asyncio.ensure_future(self.watch_session())
+        self.watch()
         # The page compares this with the number it shows and resyncs over HTTP if
         # anything happened between its rendering and this connection.
         await self.send_json({"type": "hello", "seq": last_seq, "seat": self.seat})
 
-    @property
-    def session_key(self):
-        session = self.scope.get("session")
-        return session.session_key if session is not None else None
-
     async def disconnect(self, code):
         if self.group is None:
             return
-        if self.watcher is not None:
-            self.watcher.cancel()
+        self.stop_watching()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         user = self.scope["user"]
         await self.channel_layer.group_discard(push.user_group(user.pk), self.channel_name)
@@ -167,24 +224,8 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         else:
             await database_sync_to_async(spectators.left)(self.game_id, user.pk)
 
-    async def check_access(self):
-        """Closes the socket if its user may no longer listen here; True if it did."""
-        code = await database_sync_to_async(socket_access)(
-            self.scope["user"].pk, self.session_key, self.game_id, self.seat)
-        if code is None:
-            return False
-        await self.close(code=code)
-        return True
-
-    async def watch_session(self):
-        """Closes the socket when its session expires (a session may be extended meanwhile,
-        so the end is read again each time)."""
-        while True:
-            left = await database_sync_to_async(session_seconds_left)(self.session_key)
-            await asyncio.sleep(min(SESSION_RECHECK_SECONDS, left if left is not None
-                                    else SESSION_RECHECK_SECONDS) + 1)
-            if await self.check_access():
-                return
+    def access_code(self):
+        return socket_access(self.scope["user"].pk, self.session_key, self.game_id, self.seat)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         """Every frame gets an answer: one that is not a JSON message gets an error frame
@@ -256,8 +297,98 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
     async def game_fragments(self, message):
         await self.send_json({"type": "fragments", "seq": message["seq"], "html": message["html"]})
 
-    async def session_ended(self, message):
-        await self.close(code=CLOSE_LOGGED_OUT)
+
+class SiteConsumer(CheckedSocket):
+    """The site socket (/ws/me/), opened by every page of a logged-in user
+    (static/js/site.js): the games waiting on the user, kept live, and the page's heartbeat.
+
+    It joins `waiting-<id>`, which games.effects tells after each event of a game the user
+    sits at, and `user-<id>` (log-out, access changes), as the game socket does. On
+    `waiting.changed` it reads the user's waiting games again (games.presenters.mine) and
+    sends them only if they changed; it never sends anything but the user's own games.
+    Connecting and every `{"type": "here"}` say the player is on the site
+    (accounts.activity.seen), so no "your turn" email goes to someone who is here.
+    """
+
+    joined = False
+    last = None  # the last message sent
+    refreshing = None  # the task reading the waiting games, while it runs
+    dirty = False  # told again while it ran: read once more after it
+
+    async def connect(self):
+        user = self.scope["user"]
+        if not user.is_authenticated:
+            await self.close(code=CLOSE_LOGGED_OUT)
+            return
+        if user.is_restricted:
+            await self.close(code=CLOSE_RESTRICTED)
+            return
+        await self.channel_layer.group_add(push.waiting_group(user.pk), self.channel_name)
+        await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
+        self.joined = True
+        await self.accept()
+        await database_sync_to_async(activity.seen)(user.pk)
+        self.watch()
+        # What the page was rendered with may be old already: the page compares.
+        await self.send_waiting()
+
+    async def disconnect(self, code):
+        if not self.joined:
+            return
+        self.stop_watching()
+        if self.refreshing is not None:
+            self.refreshing.cancel()
+        user = self.scope["user"]
+        await self.channel_layer.group_discard(push.waiting_group(user.pk), self.channel_name)
+        await self.channel_layer.group_discard(push.user_group(user.pk), self.channel_name)
+
+    def access_code(self):
+        return account_access(self.scope["user"].pk, self.session_key)[1]
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """The page sends only its heartbeat; anything else is ignored, never a server error."""
+        if text_data is None or len(text_data) > 1024:
+            return
+        try:
+            content = json.loads(text_data)
+        except (ValueError, RecursionError):
+            return
+        if isinstance(content, dict) and content.get("type") == "here":
+            await database_sync_to_async(activity.seen)(self.scope["user"].pk)
+
+    async def dispatch(self, message):
+        # Every event of every game of the user comes here: handled without channels'
+        # thread trip to close old connections, and read at most once at a time.
+        if message["type"] == "waiting.changed":
+            self.refresh()
+            return
+        await super().dispatch(message)
+
+    def refresh(self):
+        if self.refreshing is not None and not self.refreshing.done():
+            self.dirty = True  # a burst of bot moves costs two reads, not one each
+            return
+        self.refreshing = asyncio.ensure_future(self._refresh())
+
+    async def _refresh(self):
+        try:
+            while True:
+                self.dirty = False
+                await self.send_waiting()
+                if not self.dirty:
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not read the waiting games of user %s", self.scope["user"].pk)
+
+    async def send_waiting(self):
+        message = await database_sync_to_async(mine.socket_message)(self.scope["user"])
+        if message != self.last:
+            self.last = message
+            await self.send_json(message)
 
     async def access_changed(self, message):
-        await self.check_access()
+        # A moderator may have taken a seat: the games are read again if the socket stays.
+        if not await self.check_access():
+            self.refresh()

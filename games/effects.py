@@ -44,8 +44,11 @@ def game_changed_on_commit(game, seq, state):
     transaction.on_commit(partial(game_changed, game.pk, game.players, seq, game, state))
 
 
-def seat_pushes(game_id, *, game=None, state=None, listening=None):
-    """[(group, message)] for the game's current state: one rendering per listening seat.
+def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False):
+    """[(group, message)] for the game's current state: one rendering per listening seat,
+    and with `waiting`, a `waiting.changed` for each person's site sockets (the header's
+    count and their My games list: games.consumers.SiteConsumer), sent only to users with
+    such a socket open.
 
     The message's `seq` is the last event the rendering includes, so a page
     that sees a number it did not expect resyncs over HTTP. `game` and `state`
@@ -62,22 +65,27 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None):
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         state = store.load_state(game)
     seats = store.table_seats(game_id)
-    rows = store.recent_events(game_id, table.PUSH_LOG_ROWS)
     listeners = [(push.seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
     if game.spectators and not game.private:
         listeners.append((push.public_group(game_id), None))
+    told = [push.waiting_group(s.user_id) for s in seats if s.user_id] if waiting else []
     if listening is not None:
-        open_groups = listening([group for group, _ in listeners])
+        # One read for both kinds of group: a game nobody has a page open for costs nothing more.
+        open_groups = listening([group for group, _ in listeners] + told)
         if open_groups is not None:
             listeners = [(group, seat) for group, seat in listeners if group in open_groups]
+            told = [group for group in told if group in open_groups]
+    waiting_changed = [(group, {"type": "waiting.changed"}) for group in told]
     if not listeners:
-        return []
+        return waiting_changed
+    rows = store.recent_events(game_id, table.PUSH_LOG_ROWS)
     public = table.PublicTable(game, state, seats, rows)
     pushes = []
     for group, seat in listeners:
         html = table.render_fragments(table.table_context(game, seat, public=public))
         pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html}))
-    return pushes
+    # The tables first: a page waits on its push, a header's count can wait a moment.
+    return pushes + waiting_changed
 
 
 def game_changed(game_id, players, seq, game=None, state=None):
@@ -86,7 +94,7 @@ def game_changed(game_id, players, seq, game=None, state=None):
         return
     members = {}
     try:
-        pushes = seat_pushes(game_id, game=game, state=state,
+        pushes = seat_pushes(game_id, game=game, state=state, waiting=True,
                              listening=lambda groups: push.listening(layer, groups, members))
         if pushes:
             push.deliver(layer, pushes, members or None)

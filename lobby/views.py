@@ -38,18 +38,6 @@ def _link(game):
     return reverse("games:play", args=[game.pk])
 
 
-def _whose_turn(game, user):
-    """"Your move", or who the running game waits for; "" for a table not started."""
-    if game.status != Game.Status.ACTIVE:
-        return ""
-    seats = {seat.number: seat for seat in game.seats.all()}
-    waiting = set(game.waiting_on or [])
-    if any(seat.user_id == user.pk and number in waiting for number, seat in seats.items()):
-        return "Your move"
-    names = [seats[number].label() for number in sorted(waiting) if number in seats]
-    return f"Waiting for {', '.join(names)}" if names else ""
-
-
 def watch(request):
     """Running public tables that allow watching; watching itself needs an account
     (docs/security.md), which the table page asks for."""
@@ -70,13 +58,14 @@ def index(request):
         .prefetch_related("seats__user")
         .order_by("-created_at")[:50]
     )
+    # The user's tables still waiting for players; their running games are in the panel
+    # above the list ("Your games", games.context.my_games: docs/my-games.md).
     mine = []
     if request.user.is_authenticated:
         mine = [
-            {"game": game, "link": _link(game), "turn": _whose_turn(game, request.user)}
-            for game in Game.objects.filter(seats__user=request.user)
-            .exclude(status__in=[Game.Status.FINISHED, Game.Status.ABORTED])
-            .prefetch_related("seats__user").order_by("-created_at")
+            {"game": game, "link": _link(game)}
+            for game in Game.objects.open_tables().filter(seats__user=request.user)
+            .order_by("-created_at")
         ]
     context = {"tables": tables, "mine": mine}
     if request.htmx:

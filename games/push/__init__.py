@@ -36,6 +36,12 @@ def user_group(user_id):
     return f"user-{user_id}"
 
 
+def waiting_group(user_id):
+    """Every site socket of one user (games.consumers.SiteConsumer): told after each event
+    of a game they sit at, to read again which games wait on them."""
+    return f"waiting-{user_id}"
+
+
 def listening(layer, groups, members):
     """The groups (of `groups`) with a socket in them, or None when the layer cannot tell
     cheaply (several Redis hosts). With one Redis host the members read here are kept in

@@ -190,7 +190,8 @@ def login(w, draw):
 
 
 def profile(w, draw):
-    data = draw(junk_fields(["display_name", "email", "time_zone", "notify_turn_email"]))
+    data = draw(junk_fields(["display_name", "email", "time_zone", "turn_email",
+                                     "quiet_start", "quiet_end"]))
     data["time_zone"] = "Mars/" + str(data.get("time_zone", ""))  # no such zone
     return Request(logged_in(w, draw), "post", url("accounts:profile"), data)
 
@@ -215,6 +216,13 @@ def password_reset_confirm(w, draw):
 
 def confirm_email(w, draw):
     return Request(anyone(w, draw), "get", url("accounts:confirm_email", any_word(w, draw)))
+
+
+def unsubscribe(w, draw):
+    # A junk token, read or posted (the one-click POST needs no session): refused, and no
+    # choice of anyone's changes.
+    return Request(anyone(w, draw), draw(st.sampled_from(["get", "post"])),
+                   url("accounts:unsubscribe", any_word(w, draw)))
 
 
 def create_table(w, draw):
@@ -358,6 +366,7 @@ CASES = {
     "accounts:profile": profile,
     "accounts:resend_confirmation": wrong_method("accounts:resend_confirmation"),
     "accounts:confirm_email": confirm_email,
+    "accounts:unsubscribe": unsubscribe,
     "accounts:password_change": password_change,
     "accounts:password_change_done": page("accounts:password_change_done"),
     "accounts:password_reset": password_reset,
@@ -367,8 +376,10 @@ CASES = {
     "games:play": page("games:play", game_args),
     "games:act": act,
     "games:again": again,
+    "games:mine": page("games:mine"),
     "history:mine": page("history:mine"),
     "history:profile": page("history:profile", user_args),
+    "history:leaderboard": page("history:leaderboard"),
     "history:player": page("history:player", user_args),
     "history:replay": page("history:replay", game_args),
     "history:export": page("history:export", game_args),

@@ -158,6 +158,13 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         game.refresh_from_db()
         known_by.clear()
         knowable.refresh()
+        # Each person's site sockets are told that their games changed, and nothing more: a
+        # message that names no card, no hand, no view.
+        told = [(group, message) for group, message in recorder.sent
+                if group.startswith("waiting-")]
+        assert {group for group, _ in told} == {push.waiting_group(u.pk) for u in users}
+        assert all(message == {"type": "waiting.changed"} for _, message in told)
+        recorder.sent[:] = [sent for sent in recorder.sent if sent not in told]
         groups = {group for group, _ in recorder.sent}
         # Every seat of a person and the spectators heard of it, each in its own group.
         assert groups == {push.seat_group(game.pk, s) for s in range(players)} | {

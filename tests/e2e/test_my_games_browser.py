@@ -1,0 +1,177 @@
+"""In Chromium against a real Daphne: the header's count and the My games list follow the
+player's games without a reload (the site socket, /ws/me/), and the opt-in notification
+shows once, in one tab, when a game starts waiting on them (docs/my-games.md).
+
+Screenshots of the page, the home page's panel and the header go to test-artifacts/.
+"""
+
+import pytest
+
+from games.models import Game
+from lobby import services as lobby
+from tests.conftest import make_started_game, make_table, make_user
+from tests.e2e.conftest import ARTIFACTS, logged_in_page
+from tests.e2e.test_table_browser import act_once
+
+pytestmark = [pytest.mark.browser]
+
+# Records what the page asks of the Notification API instead of showing it: a headless
+# browser shows nothing, and the test needs to see each notification's title.
+FAKE_NOTIFICATIONS = """
+(() => {
+  const shown = [];
+  window.__notes = shown;
+  class FakeNotification {
+    constructor(title, options) { shown.push({ title, ...(options || {}) }); }
+    addEventListener() {}
+    close() {}
+  }
+  // Granted once for the whole browser, as a real permission is: every tab sees it.
+  Object.defineProperty(FakeNotification, "permission", {
+    get: () => localStorage.getItem("fake-permission") || "default" });
+  FakeNotification.requestPermission = () => {
+    localStorage.setItem("fake-permission", "granted");
+    return Promise.resolve("granted");
+  };
+  window.Notification = FakeNotification;
+})();
+"""
+
+
+def count_of(page):
+    badge = page.locator("#waiting-count")
+    return 0 if badge.get_attribute("hidden") is not None else int(badge.inner_text())
+
+
+def wait_count(page, n, timeout=10_000):
+    page.wait_for_function(
+        "n => { const b = document.getElementById('waiting-count');"
+        " return (b.hidden ? 0 : parseInt(b.textContent, 10)) === n; }", arg=n, timeout=timeout)
+
+
+def socket_open(page):
+    page.wait_for_function("() => document.body.dataset.siteSocket === 'open'", timeout=10_000)
+
+
+def table_ready(host, guest, pace=Game.Pace.TURN_BASED):
+    """An open table of `host` and `guest` and two bots, full, not started."""
+    table = make_table(host, players=4, pace=pace, seed=77)
+    lobby.take_seat(table.pk, guest, 1)
+    for number in (2, 3):
+        lobby.add_bot(table.pk, host, number, "easy")
+    return table
+
+
+def test_the_count_and_the_list_follow_the_game_without_a_reload(daphne_url, chromium_browser):
+    ana, bo = make_user("mg-ana", display_name="Ana"), make_user("mg-bo", display_name="Bo")
+    table = table_ready(bo, ana)
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{daphne_url}/games/mine/")
+    socket_open(page)
+    assert count_of(page) == 0
+    assert page.get_by_text("You are not playing any game right now.").is_visible()
+    page.screenshot(path=str(ARTIFACTS / "my-games-empty-1280.png"), full_page=True)
+    page.evaluate("() => { window.__notReloaded = true; }")
+
+    # Bo starts the table from the lobby, in his own browser.
+    host = logged_in_page(chromium_browser, daphne_url, bo)
+    host.goto(f"{daphne_url}/tables/{table.pk}/")
+    host.get_by_role("button", name="Start").click()
+    host.wait_for_url(f"{daphne_url}/games/{table.pk}/")
+
+    # The setup pass waits on everyone: Ana's header and list say so.
+    wait_count(page, 1)
+    assert page.locator("#my-games-link").inner_text().startswith("My games")
+    assert page.locator("#waiting-label").inner_text() == ": 1 game waiting on you"
+    row = page.locator(f'.game-row[data-game="{table.pk}"]')
+    row.wait_for()
+    assert "Your move" in row.inner_text() and "Waiting for you" in row.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "my-games-1280.png"), full_page=True)
+    page.locator(".site-header").screenshot(path=str(ARTIFACTS / "header-badge-1280.png"))
+
+    # Ana passes her card in another tab: the game now waits on Bo alone.
+    tab = page.context.new_page()
+    tab.goto(f"{daphne_url}/games/{table.pk}/")
+    tab.locator("#hand-form").wait_for()
+    assert act_once(tab)
+    wait_count(page, 0)
+    page.locator(f'.game-row[data-game="{table.pk}"]:not(.yours)').wait_for()
+    assert "Waiting for Bo" in row.inner_text()
+    assert page.evaluate("() => window.__notReloaded === true")
+    tab.close()
+
+    # Bo passes too; the bots have chosen already, so the pass is made and play begins. The
+    # count follows whoever the game now waits on, bots' moves included.
+    assert act_once(host)
+    host.wait_for_timeout(500)
+    game = Game.objects.get(pk=table.pk)
+    expected = 1 if game.seats.get(user=ana).number in game.waiting_on else 0
+    wait_count(page, expected)
+    assert page.evaluate("() => window.__notReloaded === true")
+
+    # Phones: the page, the header and the home page's panel.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(ARTIFACTS / "my-games-390.png"), full_page=True)
+    page.goto(f"{daphne_url}/")
+    page.locator("#my-games-panel").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "home-panel-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.screenshot(path=str(ARTIFACTS / "home-panel-1280.png"), full_page=True)
+    empty = logged_in_page(chromium_browser, daphne_url, make_user("mg-nobody"))
+    empty.set_viewport_size({"width": 390, "height": 844})
+    empty.goto(f"{daphne_url}/games/mine/")
+    empty.screenshot(path=str(ARTIFACTS / "my-games-empty-390.png"), full_page=True)
+
+
+def test_the_home_panel_refreshes_itself_when_a_game_starts(daphne_url, chromium_browser):
+    ana, bo = make_user("hp-ana", display_name="Ana"), make_user("hp-bo", display_name="Bo")
+    table = table_ready(bo, ana)
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.goto(f"{daphne_url}/")
+    socket_open(page)
+    assert page.locator("#my-games-panel .game-row").count() == 0
+    host = logged_in_page(chromium_browser, daphne_url, bo)
+    host.goto(f"{daphne_url}/tables/{table.pk}/")
+    host.get_by_role("button", name="Start").click()
+    page.locator(f'#my-games-panel .game-row[data-game="{table.pk}"]').wait_for(timeout=10_000)
+    wait_count(page, 1)
+
+
+def test_one_tab_notifies_once_when_a_game_starts_waiting(daphne_url, chromium_browser):
+    ana, bo = make_user("nt-ana", display_name="Ana"), make_user("nt-bo", display_name="Bo")
+    running = make_started_game([ana], seed=78, pace=Game.Pace.TURN_BASED)
+    table = table_ready(bo, ana)
+    first = logged_in_page(chromium_browser, daphne_url, ana)
+    first.context.add_init_script(FAKE_NOTIFICATIONS)
+    first.goto(f"{daphne_url}/games/mine/")
+    button = first.get_by_role("button", name="Notify me in this browser when it is my turn")
+    assert button.get_attribute("aria-pressed") == "false"
+    assert first.locator("#notify-state").inner_text() == "Off"
+    button.click()
+    first.wait_for_function("() => document.getElementById('notify-state').textContent"
+                            " === 'On in this browser'")
+    assert button.get_attribute("aria-pressed") == "true"
+    second = first.context.new_page()
+    second.goto(f"{daphne_url}/games/mine/")
+    socket_open(first)
+    socket_open(second)
+    assert count_of(first) == 1  # the running game's setup pass
+
+    host = logged_in_page(chromium_browser, daphne_url, bo)
+    host.goto(f"{daphne_url}/tables/{table.pk}/")
+    host.get_by_role("button", name="Start").click()
+    wait_count(first, 2)
+    wait_count(second, 2)
+    first.wait_for_timeout(1000)  # past the tabs' grace before claiming
+    notes = first.evaluate("() => window.__notes") + second.evaluate("() => window.__notes")
+    assert [n["title"] for n in notes] == [f"Your turn at table {table.pk}"]
+    assert notes[0]["tag"] == f"wct-game-{table.pk}"
+    assert "turn by turn" in notes[0]["body"]
+    assert running.pk not in [int(n["tag"].rsplit("-", 1)[1]) for n in notes]
+
+    # Turned off, it says so and stays off after a reload.
+    button.click()
+    assert first.locator("#notify-state").inner_text() == "Off"
+    first.reload()
+    assert first.locator("#notify-toggle").get_attribute("aria-pressed") == "false"
