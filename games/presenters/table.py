@@ -15,13 +15,15 @@ thing, and nothing that reader may not see: the public part holds nothing hidden
 
 import functools
 import uuid
+from datetime import timedelta
 
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
 from django.utils.functional import cached_property
 from django.utils.safestring import mark_safe
 
-from games import engine, store
+from games import deadlines, engine, store
 from games.models import TEAM_SHAPES, Game
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
 from games.presenters.describe import row_move, seat_names
@@ -35,6 +37,28 @@ LOG_LENGTH = None
 PUSH_LOG_ROWS = 40
 # Which template partials make up the live part of the page, in the order they are sent.
 FRAGMENTS = ("status", "seats", "hand", "result", "log", "announce")
+# When a seat's time is running out (docs/table.md, "Time running out"): the last 10 s of a
+# real-time move timer, the last tenth of a turn-by-turn deadline.
+WARN_SECONDS = 10
+WARN_SHARE = 10
+
+
+def clock_warning(game, number):
+    """Seat `number`'s running clock as the page counts it down: `(due, warn, key)`, the
+    ISO times it runs out and from when it is running out, and the clock's identity (seat
+    and `since`, so that the page announces each clock's warning once); None without a
+    clock. Read from `Game.clocks`, which is public: the page shows it at the right moment
+    by itself, and each push or resync hands it the clock as it is then."""
+    clock = (game.clocks or {}).get(str(number)) if game.status == Game.Status.ACTIVE else None
+    if not clock or not clock.get("due"):
+        return None
+    due = deadlines.at(clock["due"])
+    if game.pace == Game.Pace.REALTIME:
+        warn = due - timedelta(seconds=WARN_SECONDS)
+    else:
+        started = deadlines.at(clock.get("started")) or due - game.decision_window()
+        warn = due - (due - started) / WARN_SHARE
+    return due.isoformat(), warn.isoformat(), f"{number}-{clock.get('since', 0)}"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -124,6 +148,15 @@ class PublicTable:
                 traded.update(e["seats"])
             elif e["type"] == "give":
                 traded.update((e["seat"], e["to"]))
+        # Time-outs are counted in real time only (a missed turn-by-turn deadline is played
+        # by a bot or concedes, and is not counted: games.actions.timeouts), and a plate
+        # shows them once there is one (docs/table.md).
+        realtime = self.game.pace == Game.Pace.REALTIME
+        counts = (self.game.timeouts or {}) if realtime else {}
+        limit = settings.TIMEOUTS_BEFORE_BOT
+        # A clock is public: the page counts it down and shows when it runs low by itself.
+        clocks = {number: (None if finished else clock_warning(self.game, number))
+                  or (None, None, None) for number in range(self.players)}
         return [
             {
                 "number": number,
@@ -140,6 +173,11 @@ class PublicTable:
                 "dealer": view.get("dealer") == number,
                 "last": number == last,
                 "traded": number in traded,
+                "timeouts": min(int(counts.get(str(number), 0)), limit),
+                "timeouts_limit": limit,
+                "due": clocks[number][0],
+                "warn": clocks[number][1],
+                "clock": clocks[number][2],
             }
             for number in range(self.players)
         ]
@@ -342,6 +380,17 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
     if view.get("turn") is not None and not finished:
         turn_name = "You" if view["turn"] == seat else names.get(view["turn"])
     show_deadline = bool(game.deadline_at) and not finished and bool(waiting - public.bots)
+    # The reader's own clock and their partner's: the page warns them both when either runs
+    # low (a spectator and the other players see it on the plate only; docs/table.md).
+    clock_warnings = {}
+    if seat is not None:
+        partner = (seat + half) % public.players
+        for number, role in ((seat, "you"), (partner, "partner")):
+            plate = public.plate_data[number]
+            if plate["due"]:
+                clock_warnings[role] = {"role": role, "name": public.log_names.get(number, ""),
+                                        "due": plate["due"], "warn": plate["warn"],
+                                        "clock": plate["clock"], "pace": game.pace}
     return {
         "game": game,
         "seq": public.seq,
@@ -378,6 +427,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "deadline": game.deadline_at if show_deadline else None,
         "watching": public.watching,
         "deadline_mine": show_deadline and seat in waiting,
+        "clock_mine": clock_warnings.get("you"),
+        "clock_partner": clock_warnings.get("partner"),
         "log_html": log_html,
         "announce": announce,
         "key": uuid.uuid4().hex,

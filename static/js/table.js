@@ -142,10 +142,11 @@
   const baseIcon = icon ? icon.getAttribute("href") : null;
   function showTurn() {
     const mine = !!document.querySelector("#table-status .your-turn");
-    document.title = mine ? `Your turn · ${baseTitle}` : baseTitle;
-    if (icon && page.dataset.turnIcon) {
-      icon.setAttribute("href", mine ? page.dataset.turnIcon : baseIcon);
-    }
+    const hurry = ownLeft === null ? "" : `${ownLeft} left · `;
+    const title = hurry + (mine ? `Your turn · ${baseTitle}` : baseTitle);
+    if (document.title !== title) document.title = title;
+    const href = mine ? page.dataset.turnIcon : baseIcon;
+    if (icon && page.dataset.turnIcon && icon.getAttribute("href") !== href) icon.setAttribute("href", href);
   }
 
   // Pushed fragments are rendered without a request, so their forms hold no CSRF token:
@@ -345,8 +346,71 @@
       t.textContent = h ? `${h} h ${String(m).padStart(2, "0")} min` : `${m}:${String(s).padStart(2, "0")}`;
       t.closest(".clock").classList.toggle("low", left <= 10 && !h);
     });
+    runningLow();
   }
-  setInterval(tick, 1000);
+
+  // Time running out (docs/table.md): from a clock's data-warn to its data-due the seat's
+  // plate shows its time left to everyone, and the seat's own page and its partner's show a
+  // warning, announced once per clock. The page knows both times, so this needs no server
+  // event; each push or resync brings the clocks as they are then.
+  const GRACE_MS = 3000;   // "0 s" stays until the time-out's push, if it is a moment late
+  const announced = new Set();
+  let ownLeft = null;      // the reader's own time left while it runs low, for the tab's title
+  function leftOf(el, now) {
+    const due = Date.parse(el.dataset.due), warn = Date.parse(el.dataset.warn);
+    if (isNaN(due) || isNaN(warn) || now < warn || now > due + GRACE_MS) return null;
+    return Math.max(0, Math.ceil((due - now) / 1000));
+  }
+  function short(left) {
+    const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60);
+    if (h) return m ? `${h} h ${m} min` : `${h} h`;
+    if (left >= 60) return `${Math.ceil(left / 60)} min`;
+    return `${left} s`;
+  }
+  function spoken(left) {
+    const unit = (n, one) => `${n} ${one}${n === 1 ? "" : "s"}`;
+    const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60);
+    if (h) return m ? `${unit(h, "hour")} ${unit(m, "minute")}` : unit(h, "hour");
+    if (left >= 60) return unit(Math.ceil(left / 60), "minute");
+    return unit(left, "second");
+  }
+  function warningText(w, left, speak) {
+    const time = speak ? spoken(left) : short(left);
+    const turnByTurn = w.dataset.pace === "turn";
+    if (w.classList.contains("you")) {
+      if (speak) return turnByTurn ? `Your deadline is in ${time}.` : `Your time is running out: ${time} left for your move.`;
+      return turnByTurn ? `Your deadline is in ${time}` : `${time} left to move`;
+    }
+    const name = w.dataset.name;
+    if (speak) return turnByTurn ? `Your partner ${name}'s deadline is in ${time}.` : `Your partner ${name} has ${time} left.`;
+    return turnByTurn ? `${name}'s deadline is in ${time}` : `${name} has ${time} left`;
+  }
+  function runningLow() {
+    const now = Date.now();
+    document.querySelectorAll("#table-seats .plate[data-due]").forEach((plate) => {
+      const left = leftOf(plate, now);
+      plate.toggleAttribute("data-low", left !== null);
+      const chip = plate.querySelector(".time-left");
+      if (!chip) return;
+      chip.hidden = left === null;
+      if (left !== null) chip.querySelector(".left").textContent = short(left);
+    });
+    ownLeft = null;
+    document.querySelectorAll(".clock-warning[data-due]").forEach((w) => {
+      const left = leftOf(w, now);
+      w.hidden = left === null;
+      if (left === null) return;
+      w.querySelector(".text").textContent = warningText(w, left, false);
+      const role = w.classList.contains("you") ? "you" : "partner";
+      if (role === "you") ownLeft = short(left);
+      const key = `${role} ${w.dataset.clock}`;
+      if (announced.has(key)) return;
+      announced.add(key);
+      const region = document.getElementById(`clock-announce-${role}`);
+      if (region) region.textContent = warningText(w, left, true);
+    });
+  }
+  setInterval(() => { tick(); showTurn(); }, 1000);
   tick();
   showTurn();
 
