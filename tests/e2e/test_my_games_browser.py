@@ -7,9 +7,10 @@ Screenshots of the page, the home page's panel and the header go to test-artifac
 
 import pytest
 
+from games import tasks
 from games.models import Game
 from lobby import services as lobby
-from tests.conftest import make_started_game, make_table, make_user
+from tests.conftest import make_started_game, make_table, make_user, play_one
 from tests.e2e.conftest import ARTIFACTS, logged_in_page
 from tests.e2e.test_table_browser import act_once
 
@@ -122,6 +123,42 @@ def test_the_count_and_the_list_follow_the_game_without_a_reload(daphne_url, chr
     empty.set_viewport_size({"width": 390, "height": 844})
     empty.goto(f"{daphne_url}/games/mine/")
     empty.screenshot(path=str(ARTIFACTS / "my-games-empty-390.png"), full_page=True)
+
+
+def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_and_the_list(
+        daphne_url, chromium_browser):
+    """Ana watches My games while her game against three bots moves on (turn by turn): her
+    own moves are made here, the bots' by the bots' own task, one at a time; after each the
+    header and her row say whether the game waits on her, as the database does."""
+    ana = make_user("mb-ana", display_name="Ana")
+    game = make_started_game([ana], pace=Game.Pace.TURN_BASED, seed=79, bots=["easy"])
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.goto(f"{daphne_url}/games/mine/")
+    socket_open(page)
+    page.evaluate("() => { window.__notReloaded = true; }")
+    row = page.locator(f'.game-row[data-game="{game.pk}"]')
+    flips = 0  # bot moves after which the game waits on Ana again
+    for _ in range(60):
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE or flips >= 2:
+            break
+        yours_before = 0 in game.waiting_on
+        if yours_before:
+            play_one(game)
+        else:
+            bot = game.waiting_on[0]
+            tasks.play_bot(game.pk, bot, game.last_seq)
+        game.refresh_from_db()
+        yours = 0 in game.waiting_on
+        wait_count(page, 1 if yours else 0)
+        # The list follows too: its row is marked "Your move" exactly while it waits on her.
+        marked = ".yours" if yours else ":not(.yours)"
+        page.locator(f'.game-row[data-game="{game.pk}"]{marked}').wait_for(timeout=10_000)
+        if yours and not yours_before:
+            flips += 1
+            assert "Waiting for you" in row.inner_text()
+    assert flips >= 2, "no bot move handed the game back to Ana"
+    assert page.evaluate("() => window.__notReloaded === true")
 
 
 def test_the_home_panel_refreshes_itself_when_a_game_starts(daphne_url, chromium_browser):
