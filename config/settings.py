@@ -251,6 +251,9 @@ CLOCK_SWEEP_BATCH = envint("CLOCK_SWEEP_BATCH", 50)
 DISCONNECT_HOLD_SECONDS = envint("DISCONNECT_HOLD_SECONDS", 120)
 TIMEOUTS_BEFORE_BOT = envint("TIMEOUTS_BEFORE_BOT", 3)
 STAND_IN_BOT_LEVEL = envstr("STAND_IN_BOT_LEVEL", "normal")
+# Ratings (docs/ratings.md): a player is on a table size's leaderboard after this many rated
+# games there (before it their rating is provisional).
+RATING_MIN_GAMES = envint("RATING_MIN_GAMES", 5)
 # An email the SMTP server refused (or could not be reached for) is tried again this late.
 OUTBOX_RETRY_SECONDS = envint("OUTBOX_RETRY_SECONDS", 60)
 # Emails about games (docs/clocks.md, "Emails"): a player seen on the site (any page open,

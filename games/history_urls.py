@@ -9,6 +9,7 @@ app_name = "history"
 urlpatterns = [
     path("history/", views.my_history, name="mine"),
     path("players/<str:username>/", views.profile, name="profile"),
+    path("ratings/", views.leaderboard, name="leaderboard"),
     path("players/<str:username>/history/", views.player_history, name="player"),
     path("games/<int:game_id>/replay/", views.replay_view, name="replay"),
     path("games/<int:game_id>/export.json", views.export_view, name="export"),

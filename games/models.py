@@ -333,3 +333,53 @@ class EmailOutbox(models.Model):
 
     def __str__(self):
         return f"{self.kind} email, seat {self.seat} of table {self.game_id} (#{self.seq})"
+
+
+class Rating(models.Model):
+    """A person's rating at one table size (4, 6 or 8 players): OpenSkill's Plackett-Luce
+    `mu` and `sigma` after their `games` rated games at that size (docs/ratings.md).
+    Written only by games.actions.ratings, which locks the row while it reads it."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="ratings")
+    players = models.PositiveSmallIntegerField(choices=Game.PLAYERS)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "players"], name="rating_unique_user_players"),
+        ]
+        indexes = [models.Index(fields=["players", "-games"], name="rating_players_games")]
+
+    def __str__(self):
+        return f"{self.user} at {self.players} players: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one person's rating. Unique per game and person, so a
+    game's update can never be applied twice; the Rating is the last of these."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="rating_changes")
+    players = models.PositiveSmallIntegerField(choices=Game.PLAYERS)
+    seat = models.PositiveSmallIntegerField()
+    rank = models.PositiveSmallIntegerField()  # the team's rank in the game (1 = won)
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="rating_change_unique_game_user"),
+        ]
+        indexes = [models.Index(fields=["user", "players", "id"], name="rating_change_history")]
+
+    def __str__(self):
+        return f"{self.user} in table {self.game_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"

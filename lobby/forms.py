@@ -8,12 +8,19 @@ class TableForm(forms.ModelForm):
 
     scoring = forms.ChoiceField(choices=SCORING, initial="single", widget=forms.RadioSelect)
     target_score = forms.IntegerField(min_value=50, max_value=5000, initial=500, required=False)
+    # The host's choice; a table with a bot is casual whatever it says (docs/ratings.md).
+    # Not required: a form that does not send it makes a casual table, the model's default.
+    rated = forms.TypedChoiceField(
+        choices=[("rated", "Rated: the result moves each player's rating"),
+                 ("casual", "Casual: no rating changes")],
+        coerce=lambda value: value == "rated", empty_value=False, initial="casual",
+        required=False, widget=forms.RadioSelect, label="Rated or casual")
 
     class Meta:
         model = Game
         fields = [
             "players", "pace", "move_seconds", "turn_hours", "missed_deadline",
-            "stacking", "final_card_penalty", "spectators", "private",
+            "stacking", "final_card_penalty", "spectators", "private", "rated",
         ]
         widgets = {
             "players": forms.RadioSelect,

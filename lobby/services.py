@@ -110,7 +110,12 @@ def start_table(game_id, user):
     game = Game.objects.get(pk=game_id)
     _require_host(game, user)
     try:
-        return decisions.start_game(game_id)
+        with transaction.atomic():
+            # A table dealt with a bot seat is recorded casual, whatever the host chose
+            # (docs/ratings.md); rolled back with the start if the start is refused.
+            if Seat.objects.filter(game_id=game_id).exclude(bot_level="").exists():
+                Game.objects.filter(pk=game_id, status=Game.Status.OPEN).update(rated=False)
+            return decisions.start_game(game_id)
     except decisions.DecisionRefused as exc:
         raise LobbyError(str(exc)) from exc
 

@@ -18,7 +18,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from games import effects, engine, store
-from games.actions import clock
+from games.actions import clock, ratings
 from games.models import Game, GameEvent, GameSnapshot
 
 log = logging.getLogger(__name__)
@@ -251,6 +251,9 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     event = _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,
                    action=action, events=events, idempotency_key=idempotency_key, now=now,
                    columns=columns)
+    if columns.get("status") == Game.Status.FINISHED:
+        # In the transaction that records the end: a game is rated exactly when it ends.
+        ratings.game_finished(game, state, now)
     pace = bot_pace(game)
     for bot in bots_to_move:
         effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq, **pace)

@@ -25,6 +25,7 @@ from django.utils.safestring import mark_safe
 
 from games import deadlines, engine, store
 from games.models import TEAM_SHAPES, Game
+from games.presenters import ratings as rating_views
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
 from games.presenters.describe import row_move, seat_names
 from games.store import spectators
@@ -121,6 +122,9 @@ class PublicTable:
         # A read of the cache (Redis in production): once per push, not once per reader.
         self.watching = spectators.count(game.pk) if game.spectators else None
         # Play again: the open table a player of this finished game opened after it.
+        # A rated game's plates carry each person's rating (one read per push; a casual
+        # game, which every game with a bot is, reads nothing).
+        self.ratings = rating_views.plate_ratings(game) if game.rated else {}
         self.rematch = (Game.objects.filter(rematch_of=game.pk, status=Game.Status.OPEN)
                         .values_list("pk", flat=True).first()
                         if game.status == Game.Status.FINISHED else None)
@@ -178,6 +182,7 @@ class PublicTable:
                 "due": clocks[number][0],
                 "warn": clocks[number][1],
                 "clock": clocks[number][2],
+                "rating": self.ratings.get(number),
             }
             for number in range(self.players)
         ]
@@ -242,6 +247,8 @@ class PublicTable:
             "seq": self.seq, "view": view, "result": result, "result_rows": rows,
             "result_team": TEAM_SHAPES[winner] if winner is not None else None,
             "teams": self.teams, "ranking": ranking,
+            "rating_changes": (rating_views.rating_changes(self.game)
+                               if ranking and self.game.rated else []),
         })
 
 

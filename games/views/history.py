@@ -14,6 +14,7 @@ from django.utils.http import urlencode
 from accounts.models import User
 from games.models import Game
 from games.presenters import history, replay
+from games.presenters import ratings as rating_views
 from games.store.replica import reads_from_replica
 from lobby.models import Report
 
@@ -65,8 +66,29 @@ def profile(request, username):
         "player": player,
         "is_me": player.pk == request.user.pk,
         "stats": history.stats(player, request.user),
+        "ratings": rating_views.profile_ratings(player),
+        "rating_chart": rating_views.history_chart(player),
     }
     return render(request, "history/profile.html", context)
+
+
+@login_required
+@reads_from_replica
+def leaderboard(request):
+    """The rated players of one table size (`?players=4|6|8`, else 4) with at least
+    RATING_MIN_GAMES rated games there, best first."""
+    players = _int(request.GET.get("players"), 4)
+    if players not in rating_views.SIZES:
+        players = 4
+    context = {
+        "players": players,
+        "sizes": [(n, dict(Game.PLAYERS)[n]) for n in rating_views.SIZES],
+        "rows": rating_views.leaderboard(players),
+        "min_games": rating_views.min_games(),
+        "mine": next((r for r in rating_views.profile_ratings(request.user)
+                      if r["players"] == players), None),
+    }
+    return render(request, "history/leaderboard.html", context)
 
 
 def _get_replay_game(game_id):

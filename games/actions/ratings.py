@@ -1,0 +1,203 @@
+"""Team ratings: every finished rated game moves each person's rating (docs/ratings.md).
+
+The maths is OpenSkill's Plackett-Luce model (the `openskill` package), never ours: a game
+is a list of teams (the two partners of each team) and the team's rank in the engine's final
+ranking (`game_over.ranking`, competition ranks, so ties are ties; a team that conceded is
+ranked below every team that stayed). One rating per person and table size.
+
+`game_finished` runs inside the transaction that records the game's end, under the game
+row's lock; `rebuild` replays every rated game in finish order through the same `rate_game`,
+so recomputing gives the stored numbers (`manage.py recompute_ratings`).
+"""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+from openskill.models import PlackettLuce
+
+from games import store
+from games.models import Game, Rating, RatingChange, Seat
+
+# The library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (docs/ratings.md).
+MODEL = PlackettLuce()
+
+
+@dataclass(frozen=True)
+class Team:
+    team: int
+    rank: int
+    seats: tuple  # ((seat number, user id), ...)
+
+
+def unrated_reason(game, seats):
+    """Why `game` (finished, with its Seat rows `seats`) counts for no rating, or None.
+
+    A bot at the table when it ended (placed by the host, or a moderator's replacement)
+    makes it casual; a person's seat that a stand-in bot played for a while does not: the
+    person still holds it (Seat.user), so missing moves is no way out of a rated loss.
+    """
+    if not game.rated:
+        return "casual"
+    if game.status != Game.Status.FINISHED:
+        return "not finished"  # aborted games (a moderator's, or an abandoned table)
+    if len(seats) != game.players or any(s.user_id is None for s in seats):
+        return "a bot played"
+    return None
+
+
+def teams_of(game, seats, view):
+    """The game's teams in team order, each with its rank from the final public view."""
+    ranks = {team: rank for team, rank in view["game_over"]["ranking"]}
+    half = game.players // 2
+    return [
+        Team(team, ranks[team], tuple((s.number, s.user_id) for s in seats if s.number % half == team))
+        for team in range(half)
+    ]
+
+
+def rate_game(teams, current):
+    """The new (mu, sigma) of every person of `teams`, from `current` {user id: (mu, sigma)}
+    (a person not in it starts at the model's default): one call of the library."""
+    def rating(user_id):
+        if user_id in current:
+            mu, sigma = current[user_id]
+            return MODEL.rating(mu=mu, sigma=sigma)
+        return MODEL.rating()
+
+    before = [[rating(user) for _, user in t.seats] for t in teams]
+    after = MODEL.rate(before, ranks=[t.rank for t in teams])
+    result = {}
+    for t, old, new in zip(teams, before, after):
+        for (_, user), o, n in zip(t.seats, old, new):
+            result[user] = ((o.mu, o.sigma), (n.mu, n.sigma))
+    return result
+
+
+def game_finished(game, state, now=None):
+    """Applies a game's rating update, once; returns its RatingChange rows ([] when the game
+    is unrated or was rated before).
+
+    Must run inside the transaction that recorded the game's end (decisions._record, with
+    `game` locked and its status already FINISHED). Locks the players' Rating rows in user
+    order (two games sharing a player that end at once take turns, never deadlock). A second
+    call finds the game's changes and does nothing; the unique (game, user) constraint backs
+    that.
+    """
+    seats = list(Seat.objects.filter(game_id=game.pk).order_by("number"))
+    if unrated_reason(game, seats):
+        return []
+    view = state.view(None)
+    if not view.get("game_over"):
+        return []
+    if RatingChange.objects.filter(game_id=game.pk).exists():
+        return []
+    return _apply(game, teams_of(game, seats, view), now or game.finished_at or timezone.now())
+
+
+def _apply(game, teams, now):
+    users = sorted(user for t in teams for _, user in t.seats)
+    # Rows first (a newcomer's at the default), so that every player's row can be locked.
+    Rating.objects.bulk_create(
+        [Rating(user_id=u, players=game.players, mu=MODEL.mu, sigma=MODEL.sigma, updated_at=now)
+         for u in users], ignore_conflicts=True)
+    rows = {r.user_id: r for r in Rating.objects.select_for_update()
+            .filter(players=game.players, user_id__in=users).order_by("user_id")}
+    moved = rate_game(teams, {u: (r.mu, r.sigma) for u, r in rows.items()})
+    changes = []
+    for t in teams:
+        for seat, user in t.seats:
+            (mu0, sigma0), (mu1, sigma1) = moved[user]
+            changes.append(RatingChange(
+                game_id=game.pk, user_id=user, players=game.players, seat=seat, rank=t.rank,
+                mu_before=mu0, sigma_before=sigma0, mu_after=mu1, sigma_after=sigma1,
+                created_at=now))
+            row = rows[user]
+            row.mu, row.sigma, row.games, row.updated_at = mu1, sigma1, row.games + 1, now
+    RatingChange.objects.bulk_create(changes)
+    Rating.objects.bulk_update(rows.values(), ["mu", "sigma", "games", "updated_at"])
+    return changes
+
+
+def rated_games():
+    """Every finished rated game, in finish order (finished_at, then id)."""
+    return (Game.objects.filter(status=Game.Status.FINISHED, rated=True)
+            .select_related("snapshot").prefetch_related("seats")
+            .order_by("finished_at", "pk"))
+
+
+def computed():
+    """Every rating and change as the stored games give them, in finish order, without
+    writing: ({(user, players): (mu, sigma, games, updated_at)}, [change tuples])."""
+    ratings, changes = {}, []
+    for game in rated_games().iterator(chunk_size=200):
+        seats = sorted(game.seats.all(), key=lambda s: s.number)
+        if unrated_reason(game, seats):
+            continue
+        view = store.load_state(game).view(None)
+        if not view.get("game_over"):
+            continue
+        teams = teams_of(game, seats, view)
+        current = {u: ratings[(u, game.players)][:2]
+                   for t in teams for _, u in t.seats if (u, game.players) in ratings}
+        moved = rate_game(teams, current)
+        for t in teams:
+            for seat, user in t.seats:
+                (mu0, sigma0), (mu1, sigma1) = moved[user]
+                games = ratings.get((user, game.players), (0, 0, 0))[2] + 1
+                ratings[(user, game.players)] = (mu1, sigma1, games, game.finished_at)
+                changes.append((game.pk, user, game.players, seat, t.rank,
+                                mu0, sigma0, mu1, sigma1, game.finished_at))
+    return ratings, changes
+
+
+def _stored():
+    ratings = {(r.user_id, r.players): (r.mu, r.sigma, r.games)
+               for r in Rating.objects.all()}
+    changes = sorted(RatingChange.objects.values_list(
+        "game_id", "user_id", "players", "seat", "rank",
+        "mu_before", "sigma_before", "mu_after", "sigma_after"))
+    return ratings, changes
+
+
+def differences(ratings, changes):
+    """What differs between the stored rows and the computed ones: a list of words (empty
+    when every number is the same). Floats are compared exactly: the same library calls on
+    the same inputs give the same bits."""
+    stored_ratings, stored_changes = _stored()
+    wanted_ratings = {k: v[:3] for k, v in ratings.items()}
+    wanted_changes = sorted(c[:9] for c in changes)
+    found = []
+    for key in sorted(set(stored_ratings) | set(wanted_ratings)):
+        if stored_ratings.get(key) != wanted_ratings.get(key):
+            found.append(f"rating of user {key[0]} at {key[1]} players: stored "
+                         f"{stored_ratings.get(key)}, computed {wanted_ratings.get(key)}")
+    if stored_changes != wanted_changes:
+        stored_keys = {c[:2]: c for c in stored_changes}
+        wanted_keys = {c[:2]: c for c in wanted_changes}
+        for key in sorted(set(stored_keys) | set(wanted_keys)):
+            if stored_keys.get(key) != wanted_keys.get(key):
+                found.append(f"change of user {key[1]} in table {key[0]}: stored "
+                             f"{stored_keys.get(key)}, computed {wanted_keys.get(key)}")
+    return found
+
+
+def rebuild(write=True):
+    """Recomputes every Rating and RatingChange from the stored games (in finish order) and,
+    when `write`, replaces the stored rows with them in one transaction that holds every
+    Rating row's lock. Returns the list of differences found before writing."""
+    with transaction.atomic():
+        list(Rating.objects.select_for_update().values_list("pk", flat=True))
+        ratings, changes = computed()
+        found = differences(ratings, changes)
+        if write and found:
+            RatingChange.objects.all().delete()
+            Rating.objects.all().delete()
+            Rating.objects.bulk_create([
+                Rating(user_id=u, players=p, mu=mu, sigma=sigma, games=g, updated_at=at)
+                for (u, p), (mu, sigma, g, at) in ratings.items()])
+            RatingChange.objects.bulk_create([
+                RatingChange(game_id=g, user_id=u, players=p, seat=s, rank=r, mu_before=m0,
+                             sigma_before=s0, mu_after=m1, sigma_after=s1, created_at=at)
+                for g, u, p, s, r, m0, s0, m1, s1, at in changes])
+    return found
