@@ -13,12 +13,14 @@ from django.utils.http import urlencode
 
 from accounts.models import User
 from games.models import Game
-from games.presenters import history, replay
+from games.presenters import history, replay, series
 from games.presenters import ratings as rating_views
 from games.store.replica import reads_from_replica
 from lobby.models import Report
 
 PAGE_SIZE = 25
+# The profile lists the newest rematch series, each with its games.
+SERIES_SHOWN = 10
 
 
 def _filters(request):
@@ -30,6 +32,8 @@ def _history_context(request, player):
     page = Paginator(history.rows(player, request.user, filters), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
+    # Only the rows shown are marked: "Series game 2 · 2–0" beside the table.
+    series.mark_rows(page.object_list, player, request.user)
     query = request.GET.copy()
     query.pop("page", None)
     return {
@@ -68,6 +72,7 @@ def profile(request, username):
         "stats": history.stats(player, request.user),
         "ratings": rating_views.profile_ratings(player),
         "rating_chart": rating_views.history_chart(player),
+        "series": series.of_player(player, request.user)[:SERIES_SHOWN],
     }
     return render(request, "history/profile.html", context)
 

@@ -1,7 +1,10 @@
 """Rematch series: "Play again" with the same players continues a series, each team's wins
 counted from the games' own outcomes; someone new in a seat starts a new one."""
 
+import re
+
 import pytest
+from django.urls import reverse
 
 from games.actions import rematch
 from games.presenters import history, series
@@ -78,3 +81,40 @@ def test_the_history_rows_carry_the_series_game_number_and_score(four):
     assert by_game[first.pk]["series"]["number"] == 1
     wins = series.standings([first, second])[second.pk].wins
     assert by_game[second.pk]["series"] == {"number": 2, "score": f"{wins[1]}–{wins[0]}"}
+
+
+def test_the_history_page_and_the_profile_show_the_series(client, four):
+    first = make_finished_game(four)
+    second = again(first, four)
+    third = again(second, four)
+    lone = make_finished_game(four)
+    wins = series.standings([first, second, third])[third.pk].wins  # per team; Ana is team 0
+    client.force_login(four[0])
+
+    page = client.get(reverse("history:mine")).content.decode()
+    cells = {int(m.group(1)): m.group(2) for m in re.finditer(
+        r'<tr data-game="(\d+)">\s*<td>[^<]*</td>\s*<td>(.*?)</td>', page, re.S)}
+    assert "Series game 3 · " + f"{wins[0]}–{wins[1]}" in cells[third.pk]
+    assert "Series game 1 · " in cells[first.pk]
+    assert "series-tag" not in cells[lone.pk]
+
+    profile = client.get(reverse("history:profile", args=[four[0].username])).content.decode()
+    section = profile.split('id="series"', 1)[1].split("</ul>", 1)[0]
+    assert f"<strong>{wins[0]}–{wins[1]}</strong>" in section
+    assert "over 3 games" in section
+    result = "won" if wins[0] > wins[1] else "lost" if wins[0] < wins[1] else "level"
+    assert f"{result} over 3 games" in section
+    for game in (first, second, third):
+        assert f"Table {game.pk}</a>" in section
+    assert f"Table {lone.pk}</a>" not in section
+    # The other team's player reads the same series from their side.
+    client.force_login(four[1])
+    theirs = client.get(reverse("history:profile", args=[four[1].username])).content.decode()
+    assert f"<strong>{wins[1]}–{wins[0]}</strong>" in theirs
+
+
+def test_a_profile_without_series_says_how_one_starts(client, four):
+    make_finished_game(four)
+    client.force_login(four[0])
+    page = client.get(reverse("history:profile", args=[four[0].username])).content.decode()
+    assert "No rematch series yet" in page and 'id="series"' not in page
