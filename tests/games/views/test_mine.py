@@ -113,7 +113,7 @@ def test_the_deadline_is_shown_in_the_readers_time_zone(ana, bo):
         html = page(logged_in(ana))
         message = mine.socket_message(User.objects.get(pk=ana.pk))
     # 17:00 UTC is 02:00 the next day in Tokyo.
-    assert "Answer by <time" in html and ">Wed 4 Jun, 02:00</time> (in 5 h)" in html
+    assert "Answer by <time" in html and ">Wed 4 Jun, 02:00</time> <span class=\"in\">(in 5 h)</span>" in html
     assert "Turn by turn, 24 h a turn" in html
     assert message["games"][0]["body"].endswith("Answer by Wed 04 Jun, 02:00.")
 
