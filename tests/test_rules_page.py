@@ -24,12 +24,14 @@ def test_the_rules_show_the_tables_card_faces_and_the_four_trades_step_by_step(c
     assert 'id="sym-passing"' in page  # the symbols the faces use are on the page
 
 
-def test_every_page_header_leads_to_lobby_watch_history_and_rules(client, ana):
+def test_every_page_header_leads_to_lobby_watch_my_games_history_ratings_and_rules(client, ana):
     client.force_login(ana)
     for url in (reverse("lobby:index"), reverse("rules"), reverse("lobby:watch")):
         page = client.get(url).content.decode()
         nav = page.split('<nav aria-label="Site"', 1)[1].split("</nav>", 1)[0]
         assert [name for name in re.findall(r">(\w+)</a>", nav)] == [
-            "Lobby", "Watch", "History", "Rules"]
+            "Lobby", "Watch", "History", "Ratings", "Rules"]
+        # "My games" carries the count of games waiting, so it is read by its own id.
+        assert re.search(r'href="/games/mine/" id="my-games-link"[^>]*>My games<', nav)
     rules = client.get(reverse("rules")).content.decode()
     assert re.search(r'href="/rules/" aria-current="page">Rules<', rules)
