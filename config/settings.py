@@ -263,6 +263,12 @@ OUTBOX_RETRY_SECONDS = envint("OUTBOX_RETRY_SECONDS", 60)
 EMAIL_AWAY_MINUTES = envint("EMAIL_AWAY_MINUTES", 5)
 SEEN_HEARTBEAT_SECONDS = envint("SEEN_HEARTBEAT_SECONDS", 60)
 SEEN_WRITE_SECONDS = envint("SEEN_WRITE_SECONDS", 60)
+# Table chat (docs/chat.md): at most CHAT_RATE_LIMIT lines per person and table in any
+# CHAT_RATE_WINDOW seconds (a flood drowns the table for everyone), and the page shows the
+# newest CHAT_HISTORY lines of each room it may read.
+CHAT_RATE_LIMIT = envint("CHAT_RATE_LIMIT", 5)
+CHAT_RATE_WINDOW = envint("CHAT_RATE_WINDOW", 10)
+CHAT_HISTORY = envint("CHAT_HISTORY", 50)
 
 # --- Accounts ---------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

@@ -21,10 +21,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from games import engine
-from games.actions import moderation
+from games.actions import chat, moderation
 from games.presenters import replay
 
-from .models import Game, GameEvent, Seat
+from .models import ChatMessage, ChatModeration, ChatMute, Game, GameEvent, Seat
 
 
 class CheckedSelection:
@@ -159,8 +159,10 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     search_fields = ["=id", "host__username", "seats__user__username",
                      "seats__user__display_name", "seats__user__email"]
     inlines = [SeatInline]
-    # The seed is shown by `seed_shown`: the form field would show it at any time.
-    exclude = ["seed"]
+    # The seed is shown by `seed_shown`: the form field would show it at any time; the deal
+    # secret never shows here (it is revealed with the seed once the game is over:
+    # docs/fair-deals.md), and neither may be edited.
+    exclude = ["seed", "deal_secret"]
     # What the game's own code keeps: a hand-edited clock, presence entry or stand-in would
     # disagree with the event log and the sweep; the invite token is the private table's key.
     readonly_fields = ["status", "seed_shown", "last_seq", "round", "turn", "waiting_on",
@@ -355,6 +357,104 @@ class GameEventAdmin(CheckedSelection, admin.ModelAdmin):
     @admin.display(description="Events")
     def events_shown(self, event):
         return event.events if whole_log_shown(event.game) else staff_events(event.events)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def _chat_action(call):
+    """A chat action for run_with_reason, which shows a ModerationError as a warning."""
+    def do(obj, data):
+        try:
+            call(obj, data["reason"])
+        except chat.ChatRefused as exc:
+            raise moderation.ModerationError(str(exc)) from None
+    return do
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(CheckedSelection, admin.ModelAdmin):
+    """The table chat (docs/chat.md): read, hide or show a line, mute its author. Each
+    action asks why and is written to the chat's moderation log (ChatModeration)."""
+
+    list_display = ["created_at", "game", "room", "user", "text", "hidden_at"]
+    list_filter = ["room", ("hidden_at", admin.EmptyFieldListFilter)]
+    search_fields = ["=id", "=game__id", "user__username", "text"]
+    list_select_related = ["game", "user"]
+    fields = readonly_fields = ["game", "room", "user", "text", "created_at", "hidden_at",
+                                "hidden_by"]
+    actions = ["hide_messages", "show_messages", "mute_authors"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Hide selected messages from everyone")
+    def hide_messages(self, request, queryset):
+        return run_with_reason(self, request, queryset, title="Hide chat messages",
+                               submit="Hide these messages", do=_chat_action(
+                                   lambda m, reason: chat.hide(m, request.user, reason)))
+
+    @admin.action(description="Show selected messages again")
+    def show_messages(self, request, queryset):
+        return run_with_reason(self, request, queryset, title="Show chat messages",
+                               submit="Show these messages", do=_chat_action(
+                                   lambda m, reason: chat.hide(m, request.user, reason,
+                                                               show=True)))
+
+    @admin.action(description="Mute the authors of selected messages in chat")
+    def mute_authors(self, request, queryset):
+        authors = {m.user_id: m.user for m in queryset.select_related("user")}
+        return run_with_reason(self, request, queryset, title="Mute in chat",
+                               submit="Mute these authors", do=_chat_action(
+                                   lambda m, reason: m.user_id in authors and chat.mute(
+                                       authors.pop(m.user_id), request.user, reason)))
+
+
+@admin.register(ChatMute)
+class ChatMuteAdmin(CheckedSelection, admin.ModelAdmin):
+    list_display = ["user", "moderator", "created_at", "reason"]
+    search_fields = ["user__username"]
+    fields = readonly_fields = ["user", "moderator", "created_at", "reason"]
+    actions = ["unmute"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Lift the mute of selected people")
+    def unmute(self, request, queryset):
+        return run_with_reason(self, request, queryset, title="Unmute in chat",
+                               submit="Lift these mutes", do=_chat_action(
+                                   lambda mute, reason: chat.unmute(mute.user, request.user,
+                                                                    reason)))
+
+
+@admin.register(ChatModeration)
+class ChatModerationAdmin(CheckedSelection, admin.ModelAdmin):
+    """The chat's moderation log: read-only, append-only."""
+
+    list_display = ["created_at", "action", "user", "moderator", "message", "reason"]
+    list_filter = ["action"]
+    search_fields = ["user__username", "moderator__username"]
+    list_select_related = ["user", "moderator", "message"]
+    fields = readonly_fields = ["created_at", "action", "user", "moderator", "message", "reason"]
 
     def has_add_permission(self, request):
         return False

@@ -8,6 +8,9 @@ listen (the table page asks for a log-in too). It receives its seat's
 rendered fragments (games.effects) and may carry that seat's decisions,
 which go through decisions.apply_decision like a form post; the write door
 checks, under the game's lock, that the user still holds the seat.
+It carries the table chat too (docs/chat.md): `chat` frames go to
+games.actions.chat, and the chat lines pushed to its group are passed on
+unless the person turned the chat off.
 
 The user is read once, when the socket connects. So that an open socket
 cannot outlive its right to listen, it checks again (`socket_access`)
@@ -33,10 +36,10 @@ from django.utils import timezone
 
 from accounts import activity
 from games import push
-from games.actions import decisions, presence
+from games.actions import chat, decisions, presence
 from games.actions.moves import clean_action
 from games.models import Game, GameEvent
-from games.presenters import mine
+from games.presenters import chat as chat_views, mine
 from games.store import spectators
 
 log = logging.getLogger(__name__)
@@ -119,6 +122,14 @@ def _last_seq(game_id):
     return Game.objects.filter(pk=game_id).values_list("last_seq", flat=True).first() or 0
 
 
+def _chat(game_id, user, text, key):
+    """A chat line, in a thread of its own for the reason _decide gives."""
+    try:
+        return chat.send(game_id, user, text, key)[0].pk
+    finally:
+        connection.close()
+
+
 def _decide(game_id, seat, action, user, key):
     """Runs in a thread of its own (thread_sensitive=False below), which then goes back to
     the executor: its connection goes back to the pool here, whatever wraps the call.
@@ -188,6 +199,7 @@ class GameConsumer(CheckedSocket):
     group = None
     seat = None
     game_id = None
+    chat_off = False  # the person turned the chat off: chat pushes are dropped here
 
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
@@ -200,6 +212,7 @@ class GameConsumer(CheckedSocket):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.group, self.seat, last_seq = found
+        self.chat_off = await database_sync_to_async(chat_views.is_off)(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
         await self.accept()
@@ -252,6 +265,9 @@ class GameConsumer(CheckedSocket):
             seq = await database_sync_to_async(_last_seq)(self.game_id)
             await self.send_json({"type": "hello", "seq": seq, "seat": self.seat})
             return
+        if kind == "chat":
+            await self.receive_chat(content)
+            return
         if kind != "act":
             await self.error("That is not a message this table understands.")
             return
@@ -283,6 +299,19 @@ class GameConsumer(CheckedSocket):
             return
         await self.send_json({"type": "ok", "seq": seq, "key": key})
 
+    async def receive_chat(self, content):
+        """`{"type": "chat", "text": ..., "key": ...}`: answered `chat_ok` with the line's id
+        (the line itself comes as a push, like everyone else's), or `chat_error` with why."""
+        key = content.get("key")
+        try:
+            message_id = await database_sync_to_async(_chat, thread_sensitive=False)(
+                self.game_id, self.scope["user"], content.get("text"), key)
+        except chat.ChatRefused as exc:
+            await self.send_json({"type": "chat_error", "message": str(exc),
+                                  "key": key if isinstance(key, str) else None})
+            return
+        await self.send_json({"type": "chat_ok", "id": message_id, "key": key})
+
     async def error(self, message, key=None):
         await self.send_json({"type": "error", "message": message, "key": key})
 
@@ -292,10 +321,27 @@ class GameConsumer(CheckedSocket):
         if message["type"] == "game.fragments":
             await self.game_fragments(message)
             return
+        if message["type"] in ("chat.message", "chat.hidden", "chat.setting"):
+            await self.chat_push(message)
+            return
         await super().dispatch(message)
 
     async def game_fragments(self, message):
         await self.send_json({"type": "fragments", "seq": message["seq"], "html": message["html"]})
+
+    async def chat_push(self, message):
+        """A chat line or a hidden line for this socket's group (games.actions.chat chose the
+        groups that may read it), or the person's own chat switch (their user group)."""
+        if message["type"] == "chat.setting":
+            self.chat_off = message["off"]
+            await self.send_json({"type": "chat_setting", "off": self.chat_off})
+        elif self.chat_off:
+            return
+        elif message["type"] == "chat.message":
+            await self.send_json({"type": "chat", "id": message["id"], "room": message["room"],
+                                  "author": message["author"], "html": message["html"]})
+        else:
+            await self.send_json({"type": "chat_hidden", "id": message["id"]})
 
 
 class SiteConsumer(CheckedSocket):

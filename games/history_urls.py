@@ -13,5 +13,6 @@ urlpatterns = [
     path("players/<str:username>/history/", views.player_history, name="player"),
     path("games/<int:game_id>/replay/", views.replay_view, name="replay"),
     path("games/<int:game_id>/export.json", views.export_view, name="export"),
+    path("games/<int:game_id>/verify/", views.verify_view, name="verify"),
     path("games/<int:game_id>/report/", views.report, name="report"),
 ]

@@ -383,3 +383,90 @@ class RatingChange(models.Model):
 
     def __str__(self):
         return f"{self.user} in table {self.game_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"
+
+
+class ChatMessage(models.Model):
+    """One line of a table's chat (docs/chat.md), in one of two rooms: the players' (people
+    seated at the table) or the spectators' (people following it without a seat). Written
+    only by games.actions.chat; the text is the person's as they sent it, escaped wherever
+    it is shown. A moderator hides a line (`hidden_at`) rather than deleting it, so that a
+    report can still be read."""
+
+    class Room(models.TextChoices):
+        PLAYERS = "players", "Players"
+        SPECTATORS = "spectators", "Spectators"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat_messages")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="chat_messages")
+    room = models.CharField(max_length=10, choices=Room)
+    text = models.CharField(max_length=300)
+    # The sender's key for this line: a frame sent again (a reconnect, a double click)
+    # finds the line already stored instead of writing it twice.
+    key = models.CharField(max_length=40)
+    created_at = models.DateTimeField(default=timezone.now)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                  null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user", "key"], name="chat_unique_key"),
+        ]
+        indexes = [models.Index(fields=["game", "room", "-id"], name="chat_room_newest")]
+
+    def __str__(self):
+        return f"{self.user} in table {self.game_id} ({self.room}): {self.text[:40]}"
+
+
+class ChatMute(models.Model):
+    """A moderator's mute: the account may not chat at any table until it is lifted (the
+    row deleted; the log keeps both)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="chat_mute")
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                  null=True, blank=True, related_name="+")
+    reason = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.user} muted in chat"
+
+
+class ChatModeration(models.Model):
+    """The chat's moderation log: one row per moderator action (hide, show, mute, unmute),
+    who, when and why. Append-only."""
+
+    class Action(models.TextChoices):
+        HIDE = "hide", "Hid a message"
+        SHOW = "show", "Showed a message again"
+        MUTE = "mute", "Muted in chat"
+        UNMUTE = "unmute", "Unmuted in chat"
+
+    action = models.CharField(max_length=10, choices=Action)
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                  null=True, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="chat_moderation")
+    message = models.ForeignKey(ChatMessage, on_delete=models.SET_NULL, null=True, blank=True,
+                                related_name="moderation")
+    reason = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.get_action_display()}: {self.user} by {self.moderator}"
+
+
+class ChatSetting(models.Model):
+    """A person's own choice to turn the chat off, at every table, until they turn it on:
+    no panel and no chat pushes to their sockets."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                primary_key=True, related_name="chat_setting")
+    muted = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)

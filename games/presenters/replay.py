@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from games import engine
 from games.models import TEAM_SHAPES, Game, GameEvent
-from games.presenters import describe
+from games.presenters import describe, fairness
 from games.presenters.cards import COLOR_NAMES, card_face
 from games.presenters.table import PublicTable
 
@@ -222,7 +222,8 @@ def export(game):
     names = describe.seat_names(seats)
     final = engine.Game.from_dict(game.snapshot.state).view(None)
     events = []
-    for row in rows_of(game):
+    rows = rows_of(game)
+    for row in rows:
         shown = [e for e in row.events if e.get("visible_to") != STAFF_ONLY]
         events.append({
             "seq": row.seq,
@@ -248,6 +249,11 @@ def export(game):
         },
         # Game.new(options, seed) then every "action" in order replays the game.
         "seed": game.seed,
+        # With the seed, what anyone needs to check the deals (docs/fair-deals.md): each
+        # round's commitment is HMAC-SHA256(deal_secret, "wct-deal:<game>:<round>:<seed>").
+        "deal_secret": game.deal_secret,
+        "commitments": [{"round": r, "commitment": c}
+                        for r, c in fairness.shown_commitments(game, rows)],
         "seats": [
             {"seat": s.number, "team": s.team, "player": s.user.username if s.user_id else None,
              "name": s.label(), "bot": s.bot_level or None}

@@ -25,6 +25,7 @@ from django.utils.safestring import mark_safe
 
 from games import deadlines, engine, store
 from games.models import TEAM_SHAPES, Game
+from games.presenters import fairness
 from games.presenters import ratings as rating_views
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
 from games.presenters.describe import row_move, seat_names
@@ -249,6 +250,8 @@ class PublicTable:
             "teams": self.teams, "ranking": ranking,
             "rating_changes": (rating_views.rating_changes(self.game)
                                if ranking and self.game.rated else []),
+            "verify_url": (reverse("history:verify", args=[self.game.pk])
+                           if ranking and fairness.revealed(self.game) else None),
         })
 
 
@@ -441,6 +444,9 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "key": uuid.uuid4().hex,
         "act_url": _act_url(get_script_prefix(), game.pk),  # once, not once per form
         "target_score": view["options"].get("target_score"),
+        # Public from the deal on: an HMAC keyed by the secret, which stays on the server.
+        "deal_commitment": fairness.commitment(game.pk, view["round"], game.seed,
+                                               game.deal_secret),
     }
 
 

@@ -13,7 +13,7 @@ from django.utils.http import urlencode
 
 from accounts.models import User
 from games.models import Game
-from games.presenters import history, replay, series
+from games.presenters import fairness, history, replay, series
 from games.presenters import ratings as rating_views
 from games.store.replica import reads_from_replica
 from lobby.models import Report
@@ -179,6 +179,53 @@ def export_view(request, game_id):
     response = JsonResponse(data, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="wild-cards-teams-{game.pk}.json"'
     return response
+
+
+class VerifyForm(forms.Form):
+    """A seed and a secret to check a finished game's deals against (GET, no script)."""
+    seed = forms.IntegerField(min_value=-(2**63), max_value=2**63 - 1)
+    secret = forms.RegexField(
+        regex=r"^[0-9a-fA-F]{64}$", max_length=64, strip=True,
+        error_messages={"invalid": "The secret is 64 hexadecimal characters (0-9, a-f)."},
+    )
+
+    def clean_secret(self):
+        return self.cleaned_data["secret"].lower()
+
+
+@login_required
+@reads_from_replica
+def verify_view(request, game_id):
+    """The deals' commitments; once the game is finished, its seed and secret and the check
+    of every round against them, or against a seed and secret given as `?seed=&secret=`."""
+    game = _get_replay_game(game_id)
+    if not replay.may_watch(game, request.user, replay.seat_of(game, request.user)):
+        raise PermissionDenied("You may not see this table.")
+    rows = fairness.stored_rows(game)
+    context = {
+        "game": game,
+        "revealed": fairness.revealed(game),
+        "commitments": [{"round": r, "value": c, "short": fairness.short(c)}
+                        for r, c in fairness.shown_commitments(game, rows)],
+    }
+    status = 200
+    if context["revealed"]:
+        asked = "seed" in request.GET or "secret" in request.GET
+        form = VerifyForm(request.GET if asked else None,
+                          initial={"seed": game.seed, "secret": game.deal_secret})
+        seed, secret, result = game.seed, game.deal_secret, None
+        if asked and form.is_valid():
+            seed, secret = form.cleaned_data["seed"], form.cleaned_data["secret"]
+        if asked and not form.is_valid():
+            status = 400
+        else:
+            result = fairness.verify_game(game, seed, secret, rows)
+        context.update({
+            "form": form, "result": result, "seed": game.seed, "secret": game.deal_secret,
+            "checked_seed": seed, "checked_secret": secret,
+            "own_values": seed == game.seed and secret == game.deal_secret,
+        })
+    return render(request, "history/verify.html", context, status=status)
 
 
 class ReportForm(forms.ModelForm):

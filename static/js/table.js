@@ -202,6 +202,8 @@
     };
     socket.onmessage = (e) => {
       const msg = JSON.parse(e.data);
+      // Other parts of the page (static/js/chat.js) read the socket's messages from here.
+      document.dispatchEvent(new CustomEvent("table:message", { detail: msg }));
       if (msg.type === "hello") {
         // A fresh connection: anything we may have missed comes over HTTP.
         if (msg.seq !== seq) resync();
@@ -240,6 +242,13 @@
     4423: ["Account restricted", "Your account is suspended or banned: it cannot play now."],
   };
 
+  // static/js/chat.js sends its frames over this page's one socket; `sent` tells it
+  // whether it went (otherwise it posts the form).
+  document.addEventListener("table:send", (e) => {
+    e.detail.sent = Boolean(socket && socket.readyState === WebSocket.OPEN);
+    if (e.detail.sent) socket.send(JSON.stringify(e.detail.frame));
+  });
+
   function showError(message) {
     const box = document.getElementById("flash");
     box.textContent = message;
@@ -254,6 +263,7 @@
     const form = e.target;
     if (!form.closest("#table-page") || form.method.toLowerCase() !== "post") return;
     if (form.classList.contains("play-again")) return;   // a page of its own follows
+    if (form.closest("#chat")) return;                   // static/js/chat.js sends those
     e.preventDefault();
     showError("");
     const body = new FormData(form, e.submitter || undefined);

@@ -347,6 +347,28 @@ def game_args(w, draw):
     return (any_game_id(w, draw),)
 
 
+def chat_send(w, draw):
+    """A chat line that is never one: blank or over the limit, from anyone, at any table."""
+    data = draw(junk_fields(["text", "key", "phrase"]))
+    data["text"] = draw(st.sampled_from([" \t\n", "", "x" * 301 + str(data.get("text", ""))]))
+    data["phrase"] = ""
+    return Request(logged_in(w, draw), "post", url("games:chat_send", any_game_id(w, draw)), data,
+                   htmx=draw(st.booleans()))
+
+
+def chat_off(w, draw):
+    data = draw(junk_fields(["off"]))
+    data["off"] = "x" + str(data.get("off", ""))  # neither 0 nor 1
+    return Request(logged_in(w, draw), "post", url("games:chat_off", any_game_id(w, draw)), data)
+
+
+def chat_report(w, draw):
+    # No line exists in the world: every message number is one there is not.
+    message = draw(st.one_of(big_ints, path_parts))
+    return Request(logged_in(w, draw), "post",
+                   url("games:chat_report", any_game_id(w, draw), message), draw(junk_fields([])))
+
+
 def again(w, draw):
     # An outsider, or anyone at a table not over (the open one): never a new table.
     user, game_id = draw(st.sampled_from([(w.ed, w.game.pk), (w.ana, w.open_table.pk),
@@ -357,6 +379,12 @@ def again(w, draw):
 
 def user_args(w, draw):
     return (draw(st.one_of(st.sampled_from(["ana", "ed", "mo"]), path_parts)),)
+
+
+def verify(w, draw):
+    """The deals' check with a junk seed and secret in its GET form: never a 5xx."""
+    return Request(anyone(w, draw), "get", url("history:verify", *game_args(w, draw)),
+                   draw(query(("seed", "secret", "step"))), must_refuse=False)
 
 
 CASES = {
@@ -376,6 +404,10 @@ CASES = {
     "games:play": page("games:play", game_args),
     "games:act": act,
     "games:again": again,
+    "games:chat": page("games:chat", game_args),
+    "games:chat_send": chat_send,
+    "games:chat_off": chat_off,
+    "games:chat_report": chat_report,
     "games:mine": page("games:mine"),
     "history:mine": page("history:mine"),
     "history:profile": page("history:profile", user_args),
@@ -383,6 +415,7 @@ CASES = {
     "history:player": page("history:player", user_args),
     "history:replay": page("history:replay", game_args),
     "history:export": page("history:export", game_args),
+    "history:verify": verify,
     "history:report": report,
     "lobby:index": page("lobby:index"),
     "lobby:watch": page("lobby:watch"),

@@ -26,7 +26,7 @@ def every_url(world):
     """Every URL of the URL conf with its words and numbers filled from the world."""
     values = {"game_id": world.open_table.pk, "number": 2, "token": "x", "uidb64": "x",
               "username": "bo", "content_type_id": 1, "id": world.bo.pk,
-              "object_id": world.game.pk}
+              "object_id": world.game.pk, "message_id": 1}
     found = []
     for _, route, _ in routes():
         if "(?P<app_label>" in route:

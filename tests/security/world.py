@@ -23,7 +23,8 @@ from django.urls import URLResolver, get_resolver
 from accounts.models import AccountAudit, User
 from games import store
 from games.actions import decisions
-from games.models import EmailOutbox, Game, GameEvent, GameSnapshot, Seat
+from games.models import (ChatMessage, ChatModeration, ChatMute, ChatSetting, EmailOutbox, Game,
+                          GameEvent, GameSnapshot, Seat)
 from lobby import services as lobby
 from lobby.models import Report
 from tests.conftest import PASSWORD, make_started_game, make_user, play_one
@@ -134,6 +135,9 @@ def fingerprint():
         "reports": list(Report.objects.order_by("pk").values_list("pk", "resolved_at")),
         "audits": AccountAudit.objects.count(),
         "outbox": EmailOutbox.objects.count(),
+        "chat": list(ChatMessage.objects.order_by("pk").values_list("pk", "text", "hidden_at")),
+        "chat_moderation": (ChatModeration.objects.count(), ChatMute.objects.count(),
+                            list(ChatSetting.objects.order_by("pk").values_list("user_id", "muted"))),
     }
 
 

@@ -1,0 +1,214 @@
+"""The table chat's writes (docs/chat.md): a line sent, a person's own "chat off", a report,
+and the moderators' hide, show, mute and unmute.
+
+A line is checked (who may write in which room, a moderator's mute, the text, the rate),
+stored once per sender's key, and pushed after the commit to the groups allowed to read its
+room: the players' room to each seat's own group (and, once the game is over, the spectators'
+public group too); the spectators' room to the public group only. A socket whose person
+turned the chat off drops chat pushes (games.consumers). None of this touches the game row
+or its events: chatting never waits on a move's lock, and the game's log stays the game's.
+
+Each function raises ChatRefused with a message fit to show and the HTTP status it means.
+"""
+
+import logging
+import unicodedata
+from functools import partial
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts import ratelimit
+from games import push
+from games.models import ChatMessage, ChatModeration, ChatMute, ChatSetting, Game, Seat
+from games.presenters import chat as views
+from lobby.models import Report
+
+log = logging.getLogger(__name__)
+
+MAX_KEY = 40
+RATE_SCOPE = "chat"
+
+
+class ChatRefused(Exception):
+    def __init__(self, message, status=400):
+        super().__init__(message)
+        self.status = status
+
+
+def reader(game_id, user):
+    """(game, seat number or None) for a person who may follow this table's chat; refuses
+    anyone else as the table page does (docs/security.md, "Who may follow a table")."""
+    if not user.is_authenticated:
+        raise ChatRefused("Log in to chat.", 403)
+    game = Game.objects.exclude(status=Game.Status.OPEN).filter(pk=game_id).first()
+    if game is None:
+        raise ChatRefused("There is no such table.", 404)
+    seat = Seat.objects.filter(game=game, user=user).values_list("number", flat=True).first()
+    if seat is None and not (game.spectators and not game.private):
+        raise ChatRefused("You are not at this table.", 403)
+    return game, seat
+
+
+def clean_text(text):
+    """The line as stored: spaces at its ends dropped, line breaks and tabs made spaces.
+    Refuses an empty line, one over the limit, and control characters (a NUL is a 500 in
+    PostgreSQL; the others only hide what a line says)."""
+    if not isinstance(text, str):
+        raise ChatRefused("A chat message is text.")
+    text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ").strip()
+    if not text:
+        raise ChatRefused("Write something first: an empty message is not sent.")
+    if len(text) > views.MAX_LENGTH:
+        raise ChatRefused(f"That message is too long: at most {views.MAX_LENGTH} characters "
+                          f"(it has {len(text)}).")
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
+        raise ChatRefused("That message has characters a chat line cannot hold.")
+    return text
+
+
+def clean_key(key):
+    if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY or not key.isprintable():
+        raise ChatRefused(f"Every chat message needs its key (up to {MAX_KEY} characters).")
+    return key
+
+
+def _groups(game, room):
+    """The groups allowed to read a line of `room` now."""
+    public = push.public_group(game.pk) if game.spectators and not game.private else None
+    if room == views.SPECTATORS:
+        return [public] if public else []
+    groups = [push.seat_group(game.pk, number) for number in
+              Seat.objects.filter(game=game, user__isnull=False).values_list("number", flat=True)]
+    if public and views.is_over(game):
+        groups.append(public)
+    return groups
+
+
+def _deliver(groups, message):
+    layer = push.layer()
+    if layer is None or not groups:
+        return
+    try:
+        push.deliver(layer, [(group, message) for group in groups])
+    except Exception:
+        # The line is stored: a page that missed the push reads it on its next resync.
+        log.exception("could not push %s to %s", message["type"], groups)
+
+
+def send(game_id, user, text, key):
+    """Stores `user`'s line at the table and pushes it after the commit; returns
+    (message, created). A key sent again returns the line it stored the first time, and
+    pushes nothing."""
+    text, key = clean_text(text), clean_key(key)
+    game, seat = reader(game_id, user)
+    if views.is_off(user.pk):
+        raise ChatRefused("You turned the chat off: turn it on to send messages.", 409)
+    if views.is_muted(user.pk):
+        raise ChatRefused("A moderator has muted you in chat.", 403)
+    earlier = ChatMessage.objects.filter(game=game, user=user, key=key).first()
+    if earlier is not None:
+        return earlier, False
+    limit, window = settings.CHAT_RATE_LIMIT, settings.CHAT_RATE_WINDOW
+    ident = f"{user.pk}:{game.pk}"
+    if ratelimit.hit(RATE_SCOPE, ident, window) > limit:
+        wait = max(1, ratelimit.retry_after(RATE_SCOPE, ident))
+        raise ChatRefused(f"Too many messages: at most {limit} in {window} seconds. "
+                          f"Wait {wait} s.", 429)
+    room = views.writable_room(seat is not None)
+    try:
+        with transaction.atomic():
+            message = ChatMessage.objects.create(game=game, user=user, room=room, text=text,
+                                                 key=key)
+            groups = _groups(game, room)
+            push_message = {"type": "chat.message", "id": message.pk, "room": room,
+                            "author": user.pk, "html": views.message_html(message)}
+            transaction.on_commit(partial(_deliver, groups, push_message))
+    except IntegrityError:  # the same key, sent twice at once: the other one stored it
+        return ChatMessage.objects.get(game=game, user=user, key=key), False
+    return message, True
+
+
+def set_off(user, off):
+    """A person's own choice: no chat panel and no chat pushes at any table while `off`.
+    Their open sockets are told after the commit (games.consumers drops chat pushes)."""
+    with transaction.atomic():
+        ChatSetting.objects.update_or_create(user=user, defaults={"muted": bool(off)})
+        transaction.on_commit(partial(_deliver, [push.user_group(user.pk)],
+                                      {"type": "chat.setting", "off": bool(off)}))
+
+
+def report(game_id, message_id, reporter):
+    """A report to the moderators about one line: a lobby Report about its author, its
+    text naming the line (the admin links it to the line through its id)."""
+    game, seat = reader(game_id, reporter)
+    message = (ChatMessage.objects.filter(pk=message_id, game=game, hidden_at__isnull=True,
+                                          room__in=views.readable_rooms(game, seat is not None))
+               .select_related("user").first())
+    if message is None:
+        raise ChatRefused("There is no such message to report.", 404)
+    if message.user_id == reporter.pk:
+        raise ChatRefused("You cannot report your own message.", 409)
+    text = f"Chat message {message.pk}: {message.text}"
+    if Report.objects.filter(game=game, reporter=reporter, text=text).exists():
+        raise ChatRefused("You have already reported that message.", 409)
+    return Report.objects.create(game=game, reporter=reporter, reported=message.user,
+                                 reason=Report.Reason.ABUSE, text=text)
+
+
+# --- moderators ---------------------------------------------------------------------------
+# Each trusts its caller to have checked that `moderator` is staff (the admin does).
+
+
+def _require_reason(reason):
+    reason = (reason or "").strip()
+    if not reason:
+        raise ChatRefused("Say why: a moderator action needs a reason.")
+    return reason
+
+
+def hide(message, moderator, reason, *, show=False):
+    """Hides a line from everyone (or shows it again), with a row in the moderation log;
+    the pages that show it drop it at once."""
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        message = ChatMessage.objects.select_for_update().get(pk=message.pk)
+        if (message.hidden_at is None) == show:
+            raise ChatRefused("That message is already shown." if show else
+                              "That message is already hidden.", 409)
+        message.hidden_at, message.hidden_by = (None, None) if show else (timezone.now(),
+                                                                          moderator)
+        message.save(update_fields=["hidden_at", "hidden_by"])
+        ChatModeration.objects.create(
+            action=ChatModeration.Action.SHOW if show else ChatModeration.Action.HIDE,
+            moderator=moderator, user_id=message.user_id, message=message, reason=reason)
+        if not show:
+            game = Game.objects.get(pk=message.game_id)
+            transaction.on_commit(partial(_deliver, _groups(game, message.room),
+                                          {"type": "chat.hidden", "id": message.pk}))
+    return message
+
+
+def mute(user, moderator, reason):
+    """A moderator's mute: `user` may send no line at any table until it is lifted."""
+    reason = _require_reason(reason)
+    if user.pk == moderator.pk:
+        raise ChatRefused("You cannot mute yourself.")
+    with transaction.atomic():
+        _, created = ChatMute.objects.get_or_create(
+            user=user, defaults={"moderator": moderator, "reason": reason})
+        if not created:
+            raise ChatRefused(f"{user} is already muted in chat.", 409)
+        return ChatModeration.objects.create(action=ChatModeration.Action.MUTE,
+                                             moderator=moderator, user=user, reason=reason)
+
+
+def unmute(user, moderator, reason):
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        deleted, _ = ChatMute.objects.filter(user=user).delete()
+        if not deleted:
+            raise ChatRefused(f"{user} is not muted in chat.", 409)
+        return ChatModeration.objects.create(action=ChatModeration.Action.UNMUTE,
+                                             moderator=moderator, user=user, reason=reason)

@@ -1,0 +1,86 @@
+"""The table chat as a reader sees it (docs/chat.md): who may read which room, the panel,
+and one rendered line for a push.
+
+Two rooms. The players' room is read by the people seated at the table (`Seat.user`) while
+the game runs, and by everyone who may follow the table once it is over; the spectators'
+room is read by the spectators only, never by a player. Every line is rendered from its
+stored text with Django's autoescape: nothing a person typed is ever marked safe.
+"""
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from games.models import ChatMessage, ChatMute, ChatSetting, Game
+
+PLAYERS = ChatMessage.Room.PLAYERS
+SPECTATORS = ChatMessage.Room.SPECTATORS
+MAX_LENGTH = ChatMessage._meta.get_field("text").max_length
+QUICK_PHRASES = ["Good game", "Well played", "Good luck", "Thanks", "Oops", "Nice one"]
+ROOM_LABELS = {PLAYERS: "Players", SPECTATORS: "Spectators"}
+
+
+def is_over(game):
+    return game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
+
+
+def readable_rooms(game, seated):
+    """The rooms a reader may read: a seated person the players' room only; a spectator
+    their own room, and the players' room too once the game is over."""
+    if seated:
+        return [PLAYERS]
+    return [PLAYERS, SPECTATORS] if is_over(game) else [SPECTATORS]
+
+
+def writable_room(seated):
+    return PLAYERS if seated else SPECTATORS
+
+
+def is_off(user_id):
+    """Whether this person turned the chat off for themselves."""
+    return ChatSetting.objects.filter(user_id=user_id, muted=True).exists()
+
+
+def is_muted(user_id):
+    """Whether a moderator muted this person in chat."""
+    return ChatMute.objects.filter(user_id=user_id).exists()
+
+
+def message_context(message, reader_id=None):
+    return {"m": message, "author": message.user.name, "mine": message.user_id == reader_id,
+            "report_url": reverse("games:chat_report", args=[message.game_id, message.pk])}
+
+
+def message_html(message, reader_id=None):
+    """One line as the page shows it, for a push (`reader_id` None: the line is the same for
+    everyone; the page itself marks the reader's own lines and drops their report button)."""
+    return render_to_string("games/chat.html#message", message_context(message, reader_id))
+
+
+def recent(game, room, limit=None):
+    """The newest `limit` visible lines of a room, oldest first."""
+    limit = limit or settings.CHAT_HISTORY
+    rows = (ChatMessage.objects.filter(game=game, room=room, hidden_at__isnull=True)
+            .select_related("user").order_by("-id")[:limit])
+    return list(reversed(rows))
+
+
+def panel_context(game, seat, user, *, note="", error=""):
+    """Everything the chat panel shows `user` (at `seat`, None for a spectator)."""
+    seated = seat is not None
+    off = is_off(user.pk)
+    rooms = []
+    if not off:
+        for room in readable_rooms(game, seated):
+            rooms.append({
+                "room": room, "label": ROOM_LABELS[room],
+                "mine": room == writable_room(seated),
+                "lines": [message_context(m, user.pk) for m in recent(game, room)],
+            })
+    return {
+        "game": game, "seated": seated, "off": off, "rooms": rooms,
+        "room": writable_room(seated), "room_label": ROOM_LABELS[writable_room(seated)],
+        "muted": is_muted(user.pk), "over": is_over(game),
+        "phrases": QUICK_PHRASES, "max_length": MAX_LENGTH, "note": note, "error": error,
+        "spectators_allowed": game.spectators and not game.private,
+    }

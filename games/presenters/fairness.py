@@ -1,0 +1,233 @@
+"""Deals anyone can verify (docs/fair-deals.md).
+
+Each round's deal is committed to at the table by `commitment(game_id, round, seed, secret)`,
+an HMAC-SHA256 keyed by the game's `deal_secret`; the seed and the secret stay on the server
+until the game is finished (`revealed`). Then `verify` recomputes every round's commitment
+from the revealed (or pasted) seed and secret, and replays the game from that seed with the
+engine's own code, as a replay does, comparing every event the shuffle decides (the deal,
+each hand, the starter and the cards set aside, every card drawn, every reshuffle) with what
+was recorded.
+
+The commitments are computed here, from the game's seed and secret, rather than stored with
+the deal: the engine (and so the deal event) knows nothing of the secret, and the two values
+are fixed when the table is created, so what the table showed at a deal is what this module
+gives for it now. Nothing here returns the seed or the secret of a game that is not revealed.
+"""
+
+import hashlib
+import hmac
+from collections import Counter
+from dataclasses import dataclass, field
+
+from games import engine
+from games.models import Game, GameEvent
+
+PREFIX = "wct-deal"
+# The events the seed decides; every other event is somebody's choice.
+SEEDED = ("round_start", "deal", "hand", "draw", "drew", "reshuffle")
+# A round that went wrong lists at most this many differences (and how many more there were).
+PROBLEMS_SHOWN = 6
+
+
+def commitment(game_id, round_number, seed, secret):
+    """The hex HMAC-SHA256, keyed by the secret (its text, as UTF-8), of
+    "wct-deal:<game id>:<round>:<seed>"."""
+    message = f"{PREFIX}:{game_id}:{round_number}:{seed}".encode()
+    return hmac.new(str(secret).encode(), message, hashlib.sha256).hexdigest()
+
+
+def short(value):
+    """The first six and last four characters: enough to compare at a glance."""
+    return f"{value[:6]}…{value[-4:]}"
+
+
+def revealed(game):
+    """Whether the seed and secret may be shown. Only a finished game's: an aborted game's
+    seed would show every hand, which its replay keeps hidden (docs/fair-deals.md)."""
+    return game.status == Game.Status.FINISHED
+
+
+def stored_rows(game):
+    return list(
+        GameEvent.objects.filter(game_id=game.pk).order_by("seq")
+        .only("seq", "kind", "seat", "action", "events")
+    )
+
+
+def dealt_rounds(rows):
+    """The rounds dealt so far, in order, from the public deal events."""
+    rounds = []
+    for row in rows:
+        for event in row.events:
+            if event.get("type") == "deal" and event.get("round") not in rounds:
+                rounds.append(event.get("round"))
+    return rounds
+
+
+def shown_commitments(game, rows):
+    """[(round, commitment)] as the table showed them, one for each round dealt so far."""
+    return [(r, commitment(game.pk, r, game.seed, game.deal_secret)) for r in dealt_rounds(rows)]
+
+
+@dataclass
+class RoundCheck:
+    round: int
+    shown: str | None  # what the table showed (None: the record has no such deal)
+    recomputed: str  # from the seed and secret being checked
+    reached: bool = False  # whether the replay got to this round's deal
+    problems: list = field(default_factory=list)
+    hands: int = 0
+    draws: int = 0
+    reshuffles: int = 0
+
+    @property
+    def commitment_ok(self):
+        return self.shown is not None and hmac.compare_digest(self.shown, self.recomputed)
+
+    @property
+    def deal_ok(self):
+        return self.reached and not self.problems
+
+    @property
+    def ok(self):
+        return self.commitment_ok and self.deal_ok
+
+    @property
+    def problems_shown(self):
+        return self.problems[:PROBLEMS_SHOWN]
+
+    @property
+    def problems_more(self):
+        return max(0, len(self.problems) - PROBLEMS_SHOWN)
+
+
+@dataclass
+class Verification:
+    rounds: list
+    stopped: str = ""  # why the replay could not go on to the end, or ""
+
+    @property
+    def ok(self):
+        return bool(self.rounds) and not self.stopped and all(r.ok for r in self.rounds)
+
+    @property
+    def failed_rounds(self):
+        return [r.round for r in self.rounds if not r.ok]
+
+
+def verify_game(game, seed=None, secret=None, rows=None):
+    """`verify` for a game's stored rows, with its own seed and secret unless others are
+    given. The caller decides who may see the answer: it names cards."""
+    rows = stored_rows(game) if rows is None else rows
+    return verify(
+        game.pk, game.engine_options(), game.seed if seed is None else seed,
+        game.deal_secret if secret is None else secret, rows,
+        dict(shown_commitments(game, rows)),
+    )
+
+
+def verify(game_id, options, seed, secret, rows, shown):
+    """Checks the recorded `rows` (objects with seq, kind, seat, action, events, in order)
+    against `seed` and `secret`. `shown` is {round: commitment} as the table showed them.
+
+    Replays `engine.Game.new(options, seed)` with each row's action, as the replay does, and
+    compares the seeded events each row produced with the recorded ones. A recorded move the
+    re-dealt cards cannot make stops the replay: the later rounds are left not reached.
+    """
+    checks = {}
+
+    def check(r):
+        if r not in checks:
+            checks[r] = RoundCheck(r, shown.get(r), commitment(game_id, r, seed, secret))
+        return checks[r]
+
+    for r in shown:
+        check(r)
+    stopped = ""
+    current = 1
+    try:
+        state = engine.Game.new(options, seed)
+    except ValueError as exc:
+        state, stopped = None, f"This seed cannot start a game: {exc}"
+    for row in rows if state is not None else ():
+        try:
+            if row.action is not None:
+                produced = state.act(row.seat, row.action)
+            elif row.kind == "deal":
+                produced = state.initial_events()
+            else:
+                produced = []  # a moderator's note: the engine's state stays as it is
+        except engine.IllegalAction as exc:
+            who = f"seat {row.seat + 1}" if row.seat is not None else "the table"
+            check(current).problems.append(
+                f"Event #{row.seq}: the recorded move of {who} cannot be made with the cards "
+                f"this seed deals ({exc})."
+            )
+            stopped = (f"The replay stopped at event #{row.seq}, in round {current}: the "
+                       "rounds after it could not be checked.")
+            break
+        made = [e for e in produced if e.get("type") in SEEDED]
+        kept = [e for e in row.events if e.get("type") in SEEDED]
+        for i in range(max(len(made), len(kept))):
+            mine = made[i] if i < len(made) else None
+            theirs = kept[i] if i < len(kept) else None
+            if mine is not None and mine["type"] in ("round_start", "deal"):
+                current = mine["round"]
+            elif mine is None and theirs["type"] in ("round_start", "deal"):
+                current = theirs.get("round", current)
+            round_check = check(current)
+            if mine is not None:
+                if mine["type"] == "deal":
+                    round_check.reached = True
+                round_check.hands += mine["type"] == "hand"
+                round_check.draws += len(mine.get("cards", ())) if mine["type"] == "drew" else 0
+                round_check.reshuffles += mine["type"] == "reshuffle"
+            if mine != theirs:
+                round_check.problems.append(_difference(row.seq, theirs, mine))
+    return Verification([checks[r] for r in sorted(checks)], stopped)
+
+
+def _cards(codes):
+    return ", ".join(engine.card_name(c) for c in codes) or "none"
+
+
+def _differing(recorded, dealt):
+    """The cards in one list and not the other (as many times as they differ)."""
+    a, b = Counter(recorded), Counter(dealt)
+    return sorted((a - b).elements()), sorted((b - a).elements())
+
+
+def _difference(seq, recorded, dealt):
+    """One recorded event that the seed does not give, in words."""
+    where = f"Event #{seq}"
+    if recorded is None:
+        return f"{where}: this seed gives a {dealt['type']} the record does not have."
+    if dealt is None:
+        return f"{where}: the record has a {recorded.get('type')} this seed does not give."
+    kind = dealt["type"]
+    if recorded.get("type") != kind:
+        return f"{where}: the record has a {recorded.get('type')} where this seed gives a {kind}."
+    if kind == "hand":
+        if recorded.get("seat") != dealt["seat"]:
+            return f"{where}: the record deals a hand to another seat than this seed does."
+        extra, missing = _differing(recorded.get("cards", []), dealt["cards"])
+        return (f"{where}: seat {dealt['seat'] + 1}'s dealt hand differs: the record has "
+                f"{_cards(extra)} where this seed deals {_cards(missing)}.")
+    if kind == "deal":
+        if recorded.get("starter") != dealt["starter"]:
+            return (f"{where}: the starting discard differs: the record has "
+                    f"{_cards([recorded.get('starter')] if recorded.get('starter') else [])}, "
+                    f"this seed turns {_cards([dealt['starter']])}.")
+        if recorded.get("set_aside") != dealt["set_aside"]:
+            return (f"{where}: the cards set aside under the starter differ: the record has "
+                    f"{_cards(recorded.get('set_aside') or [])}, this seed gives "
+                    f"{_cards(dealt['set_aside'])}.")
+        return f"{where}: the deal's dealer, hand sizes or first player differ."
+    if kind == "drew":
+        extra, missing = _differing(recorded.get("cards", []), dealt["cards"])
+        return (f"{where}: the cards seat {dealt['seat'] + 1} drew differ: the record has "
+                f"{_cards(extra)} where this seed gives {_cards(missing)}.")
+    if kind == "reshuffle":
+        return (f"{where}: the reshuffle differs: the record has {recorded.get('size')} cards, "
+                f"this seed {dealt['size']}.")
+    return f"{where}: the {kind} differs from what this seed gives."
