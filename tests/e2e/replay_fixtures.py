@@ -6,7 +6,7 @@ from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
 
 
 @pytest.fixture
-def replay_page(live_server):
+def replay_page():
     require_chromium()
     from playwright.sync_api import sync_playwright
 
