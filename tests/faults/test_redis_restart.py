@@ -16,12 +16,17 @@ from tests.faults.conftest import page_for, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Counts the sockets a page opens, so that a push can be told from a reconnect's resync.
+# Counts the table sockets a page opens, so that a push can be told from a reconnect's
+# resync. The site socket (/ws/me/, the header's count) reconnects on its own back-off and
+# is not counted.
 COUNT_SOCKETS = """
 (() => {
   const Real = window.WebSocket;
   window.__sockets = 0;
-  window.WebSocket = function (...args) { window.__sockets += 1; return new Real(...args); };
+  window.WebSocket = function (...args) {
+    if (String(args[0]).includes("/ws/games/")) window.__sockets += 1;
+    return new Real(...args);
+  };
   window.WebSocket.prototype = Real.prototype;
   Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
 })();
