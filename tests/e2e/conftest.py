@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -44,8 +45,11 @@ def daphne_url(transactional_db):
     port = _free_port()
     # Every browser sign-up comes from 127.0.0.1 and the limiter counts in Redis, which
     # outlives a run: its limit is tested elsewhere (tests/accounts), not here.
+    # A cache space of its own: test databases reuse table and user ids from run to run,
+    # and a cached outcome or a log-in counter of an earlier run must not answer for them.
     env = dict(os.environ, DATABASE_URL=_database_url(), CELERY_TASK_ALWAYS_EAGER="true",
-               DEBUG="true", PYTHONUNBUFFERED="1", SIGNUP_RATE_LIMIT="10000")
+               DEBUG="true", PYTHONUNBUFFERED="1", SIGNUP_RATE_LIMIT="10000",
+               CACHE_KEY_PREFIX=f"e2e-{uuid.uuid4().hex[:12]}")
     log = open(ARTIFACTS / "daphne.log", "ab")
     proc = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
