@@ -8,7 +8,7 @@ from django.utils import timezone
 from games.actions import moderation
 from games.admin import CheckedSelection, ReasonForm, run_with_reason
 
-from .models import AccountAudit, User
+from .models import AccountAudit, ApiToken, User
 
 
 class SuspendForm(ReasonForm):
@@ -50,13 +50,30 @@ class AuditInline(admin.TabularInline):
         return False
 
 
+class ApiTokenInline(admin.TabularInline):
+    """A bot account's API tokens, read-only: the owner creates and revokes them on the
+    account's page, and the digest is no use to anyone here."""
+
+    model = ApiToken
+    extra = 0
+    fields = ["name", "prefix", "scope", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(User)
 class PlayerAdmin(CheckedSelection, UserAdmin):
-    list_display = ["username", "display_name", "email", "is_staff", "restriction_label",
-                    "date_joined"]
-    list_filter = [RestrictionFilter, *UserAdmin.list_filter]
+    list_display = ["username", "display_name", "email", "is_bot", "is_staff",
+                    "restriction_label", "date_joined"]
+    list_filter = [RestrictionFilter, "is_bot", *UserAdmin.list_filter]
     search_fields = ["username", "display_name", "email"]
-    inlines = [AuditInline]
+    inlines = [AuditInline, ApiTokenInline]
     actions = ["suspend_accounts", "ban_accounts", "lift_restrictions"]
     fieldsets = UserAdmin.fieldsets + (
         (
@@ -72,13 +89,15 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
                     "quiet_start",
                     "quiet_end",
                     "last_seen_at",
+                    "is_bot",
                 )
             },
         ),
         # Changed only through the actions, so that each change has an audit row.
         ("Moderation", {"fields": ("banned_at", "suspended_until")}),
     )
-    readonly_fields = ["banned_at", "suspended_until", "last_seen_at"]
+    # is_bot is the owner's own irreversible choice (accounts.bot_views), not a moderator's.
+    readonly_fields = ["banned_at", "suspended_until", "last_seen_at", "is_bot"]
 
     @admin.display(description="Restriction")
     def restriction_label(self, user):

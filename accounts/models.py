@@ -47,6 +47,10 @@ class User(AbstractUser):
     last_seen_at = models.DateTimeField(null=True, blank=True)
     banned_at = models.DateTimeField(null=True, blank=True)
     suspended_until = models.DateTimeField(null=True, blank=True)
+    is_bot = models.BooleanField(
+        "bot account", default=False,
+        help_text="A bot account: its seats are played by a program through the Bot API "
+                  "(docs/bot-api.md).")
 
     @property
     def name(self):
@@ -111,3 +115,30 @@ class AccountAudit(models.Model):
 
     def __str__(self):
         return f"{self.get_action_display()}: {self.user} by {self.moderator}"
+
+
+class ApiToken(models.Model):
+    """A bot account's key to the Bot API (accounts.bot_tokens issues, checks and revokes
+    them). Only the SHA-256 digest of the token is kept: the raw token is shown once."""
+
+    class Scope(models.TextChoices):
+        PLAY = "play", "Play: read this account's seats and make its moves"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12)  # the token's first characters, to tell them apart
+    scope = models.CharField(max_length=20, choices=Scope, default=Scope.PLAY)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_live(self):
+        return self.revoked_at is None

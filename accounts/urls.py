@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import bot_views, views
 
 app_name = "accounts"
 
@@ -10,6 +10,9 @@ urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
+    path("bot/", bot_views.bot_account, name="bot"),
+    path("bot/tokens/", bot_views.create_token, name="bot_token_create"),
+    path("bot/tokens/<int:token_id>/revoke/", bot_views.revoke_token, name="bot_token_revoke"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("confirm/resend/", views.resend_confirmation, name="resend_confirmation"),
     path("confirm/<str:token>/", views.confirm_email, name="confirm_email"),

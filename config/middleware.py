@@ -10,6 +10,7 @@ check here answers all of them, for the pages and (config.sockets) the socket.
 import re
 import unicodedata
 
+from django.http import JsonResponse
 from django.shortcuts import render
 
 UNREADABLE = "That address has characters no page of this site can have."
@@ -48,5 +49,7 @@ class RefuseUnroutablePathMiddleware:
         refused = unroutable(request.path)
         if refused:
             status, reason = refused
+            if request.path.startswith("/api/"):  # a program reads JSON (docs/bot-api.md)
+                return JsonResponse({"detail": reason}, status=status)
             return render(request, "400.html", {"exception": reason}, status=status)
         return self.get_response(request)

@@ -296,6 +296,13 @@ EMAIL_CHANGE_RATE_WINDOW = envint("EMAIL_CHANGE_RATE_WINDOW", 24 * 60 * 60)
 # the ones sent by sign-up and by an email change.
 CONFIRM_RESEND_INTERVAL = envint("CONFIRM_RESEND_INTERVAL", 5 * 60)
 CONFIRM_RESEND_DAILY = envint("CONFIRM_RESEND_DAILY", 5)
+# The Bot API (docs/bot-api.md): requests per token per window (seconds). A bot that polls
+# instead of listening to the stream, or loops on a refused move, is slowed before it
+# weighs on the database; a game needs far fewer.
+API_RATE_LIMIT = envint("API_RATE_LIMIT", 120)
+API_RATE_WINDOW = envint("API_RATE_WINDOW", 60)
+# Live (not revoked) tokens a bot account may hold at once.
+API_TOKENS_PER_BOT = envint("API_TOKENS_PER_BOT", 10)
 EMAIL_CONFIRM_MAX_AGE = envint("EMAIL_CONFIRM_MAX_AGE", 3 * 24 * 3600)
 
 # --- Email -------------------------------------------------------------------

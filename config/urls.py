@@ -3,6 +3,8 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
 
+from games.api import api as bot_api
+from games.views.bot_docs import bot_docs
 from games.views.rules import rules
 
 
@@ -18,5 +20,8 @@ urlpatterns = [
     path("", include("games.history_urls")),  # history, replays, reports
     path("", include("lobby.urls")),
     path("rules/", rules, name="rules"),
+    path("bots/docs/", bot_docs, name="api_docs"),
     path("favicon.ico", favicon, name="favicon"),
+    # The Bot API and its OpenAPI schema (/api/bot/openapi.json), docs/bot-api.md.
+    path("api/bot/", bot_api.urls),
 ]

@@ -89,6 +89,9 @@ class Game(models.Model):
     # Rated or casual, the host's choice; a game with a bot, aborted or voided counts for
     # no rating whatever this says (games.actions.ratings).
     rated = models.BooleanField(default=False)
+    # The host lets bot accounts (people's own programs, docs/bot-accounts.md) sit down
+    # on their own; a host may invite one by name whatever this says.
+    bot_accounts = models.BooleanField(default=False)
 
     # The game itself.
     seed = models.BigIntegerField(default=new_seed)

@@ -21,6 +21,7 @@ class TableForm(forms.ModelForm):
         fields = [
             "players", "pace", "move_seconds", "turn_hours", "missed_deadline",
             "stacking", "final_card_penalty", "spectators", "private", "rated",
+            "bot_accounts",
         ]
         widgets = {
             "players": forms.RadioSelect,
@@ -34,6 +35,7 @@ class TableForm(forms.ModelForm):
             "final_card_penalty": "Final-card draw penalty",
             "spectators": "Allow spectators",
             "private": "Private table (joined by invite link)",
+            "bot_accounts": "Bot accounts may join",
             "move_seconds": "Move timer (real time)",
             "turn_hours": "Deadline per turn (turn by turn)",
             "missed_deadline": "When a deadline is missed",
@@ -56,3 +58,7 @@ class TableForm(forms.ModelForm):
 
 class BotForm(forms.Form):
     level = forms.ChoiceField(choices=Seat.BotLevel.choices)
+
+
+class InviteBotForm(forms.Form):
+    username = forms.CharField(max_length=150, label="Bot account's username")

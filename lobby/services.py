@@ -1,11 +1,24 @@
 """Seat changes of an open table. Each locks the game row, so two people
 racing for one seat are served one after the other: the second finds it taken.
+
+Bot accounts (people's own programs, docs/bot-accounts.md) sit down in two ways only:
+accepting a host's invitation to one seat (invite_bot, accept_invitation), or joining
+an open public table whose host allows bot accounts (join_table). The person's way,
+take_seat, refuses a bot account at any other table, so that no host finds a program
+at their table without having asked for one.
 """
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from games.actions import decisions
 from games.models import Game, Seat
+from lobby.models import Invitation
+
+NO_SUCH_INVITATION = "There is no such invitation."
+NO_BOT_ACCOUNTS = ("This table does not take bot accounts: its host may invite one to a "
+                   "seat, or allow bot accounts when creating a table.")
 
 
 class LobbyError(Exception):
@@ -44,10 +57,15 @@ def _seat(game, number):
         raise LobbyError("There is no such seat at this table.", status=404) from None
 
 
-def take_seat(game_id, user, number):
-    """Seats `user` at `number`; a user already seated moves (change seat)."""
+def take_seat(game_id, user, number, *, invited=False):
+    """Seats `user` at `number`; a user already seated moves (change seat).
+
+    A bot account sits only where it was invited (`invited`, from accept_invitation) or
+    where the host allows bot accounts. Taking a seat ends the open invitations to it."""
     with transaction.atomic():
         game = _lock_open_table(game_id)
+        if getattr(user, "is_bot", False) and not invited and not game.bot_accounts:
+            raise LobbyError(NO_BOT_ACCOUNTS, status=403)
         current = game.seats.filter(user=user).first()
         if current is None and not game.seats.filter(user__isnull=True, bot_level="").exists():
             raise LobbyError("This table is full.")
@@ -61,6 +79,7 @@ def take_seat(game_id, user, number):
             current.save(update_fields=["user"])
         seat.user = user
         seat.save(update_fields=["user"])
+        _close_invitations(game, seat.number, "lapsed", keep=user)
         return seat
 
 
@@ -88,6 +107,7 @@ def add_bot(game_id, user, number, level):
             raise LobbyError("That seat is taken.")
         seat.bot_level = level
         seat.save(update_fields=["bot_level"])
+        _close_invitations(game, seat.number, "lapsed")
         return seat
 
 
@@ -111,9 +131,12 @@ def start_table(game_id, user):
     _require_host(game, user)
     try:
         with transaction.atomic():
-            # A table dealt with a bot seat is recorded casual, whatever the host chose
-            # (docs/ratings.md); rolled back with the start if the start is refused.
-            if Seat.objects.filter(game_id=game_id).exclude(bot_level="").exists():
+            # A table dealt with a bot seat, a site bot's or a bot account's, is recorded
+            # casual, whatever the host chose (docs/ratings.md, docs/bot-accounts.md);
+            # rolled back with the start if the start is refused.
+            seats = Seat.objects.filter(game_id=game_id)
+            if (seats.exclude(bot_level="").exists()
+                    or seats.filter(user__is_bot=True).exists()):
                 Game.objects.filter(pk=game_id, status=Game.Status.OPEN).update(rated=False)
             return decisions.start_game(game_id)
     except decisions.DecisionRefused as exc:
@@ -128,3 +151,152 @@ def quick_game(user, level=Seat.BotLevel.NORMAL):
         add_bot(game.pk, user, number, level)
     start_table(game.pk, user)
     return game
+
+
+# --- Bot accounts: invitations and open tables (docs/bot-accounts.md).
+
+def _close_invitations(game, number, by, keep=None):
+    """Ends the open invitations to seat `number` (someone else sat down, or a new one
+    replaces them), but `keep`'s own; the caller holds the game's lock."""
+    Invitation.objects.filter(game=game, seat=number, accepted_at__isnull=True,
+                              closed_at__isnull=True).exclude(bot=keep).update(
+        closed_at=timezone.now(), closed_by=by)
+
+
+def invite_bot(game_id, host, number, username):
+    """The host invites the bot account `username` to empty seat `number` of their open
+    table; returns the Invitation. The seat stays empty until the bot accepts. Locks the
+    game row. Raises LobbyError: not the host, no such account, not a bot account, the
+    seat taken, the bot seated or invited here already."""
+    username = (username or "").strip()
+    with transaction.atomic():
+        game = _lock_open_table(game_id)
+        _require_host(game, host)
+        seat = _seat(game, number)
+        bot = get_user_model().objects.filter(username__iexact=username).first() \
+            if username else None
+        if bot is None or not bot.is_active:
+            raise LobbyError(f"There is no account named {username!r}." if username
+                             else "Name the bot account to invite.", status=404)
+        if not bot.is_bot:
+            raise LobbyError(f"{bot.username} is not a bot account; invite people with the "
+                             "table's link.", status=400)
+        if bot.is_restricted:
+            raise LobbyError(f"{bot.username} may not play at the moment.")
+        if not seat.is_empty:
+            raise LobbyError("That seat is taken.")
+        if game.seats.filter(user=bot).exists():
+            raise LobbyError(f"{bot.username} is already seated at this table.")
+        elsewhere = Invitation.objects.pending().filter(game=game, bot=bot).exclude(seat=number)
+        if elsewhere.exists():
+            raise LobbyError(f"{bot.username} is already invited to another seat here.")
+        _close_invitations(game, number, "host")
+        return Invitation.objects.create(game=game, seat=number, bot=bot, invited_by=host)
+
+
+def _open_invitations():
+    return Invitation.objects.pending().select_related("game", "game__host", "invited_by")
+
+
+def bot_invitations(user):
+    """The open invitations of bot account `user`, oldest first, as plain dicts (the Bot
+    API's answer): {id, game, seat, host, players, pace, created_at}. An invitation to a
+    seat someone else took meanwhile is left out."""
+    taken = {(s.game_id, s.number) for s in Seat.objects.filter(
+        game__invitations__bot=user, game__status=Game.Status.OPEN).exclude(
+        user__isnull=True, bot_level="")}
+    return [
+        {"id": inv.pk, "game": inv.game_id, "seat": inv.seat, "host": inv.invited_by.name,
+         "players": inv.game.players, "pace": inv.game.pace,
+         "move_seconds": inv.game.move_seconds, "created_at": inv.created_at}
+        for inv in _open_invitations().filter(bot=user)
+        if (inv.game_id, inv.seat) not in taken
+    ]
+
+
+def table_invitations(game):
+    """{seat number: invited bot's name} of the table's open invitations, for its page."""
+    return {inv.seat: inv.bot.name
+            for inv in Invitation.objects.pending().filter(game=game).select_related("bot")}
+
+
+def _lock_invitation(invitation_id, user, field):
+    """The open invitation `invitation_id` whose `field` ("bot", or "invited_by" for the
+    host) is `user`, with its table locked first (every seat change locks the game row
+    before anything else). Someone else's invitation is answered as a missing one, so that
+    ids tell nothing."""
+    found = Invitation.objects.filter(pk=invitation_id, **{field: user}).values_list(
+        "game_id", flat=True).first() if isinstance(invitation_id, int) else None
+    if found is None:
+        raise LobbyError(NO_SUCH_INVITATION, status=404)
+    game = Game.objects.select_for_update().get(pk=found)
+    invitation = Invitation.objects.select_for_update().filter(
+        pk=invitation_id, accepted_at__isnull=True, closed_at__isnull=True).first()
+    if invitation is None:
+        raise LobbyError(NO_SUCH_INVITATION, status=404)
+    if game.status != Game.Status.OPEN:
+        raise LobbyError("This table has already started.")
+    return game, invitation
+
+
+def accept_invitation(invitation_id, user):
+    """Bot account `user` takes the seat it was invited to, through take_seat; returns the
+    Seat. Raises LobbyError: no such invitation (also someone else's), the table started,
+    the seat taken meanwhile, the bot seated at the table already."""
+    with transaction.atomic():
+        game, invitation = _lock_invitation(invitation_id, user, "bot")
+        if game.seats.filter(user=user).exists():
+            raise LobbyError("You are already seated at this table.")
+        seat = take_seat(game.pk, user, invitation.seat, invited=True)
+        invitation.accepted_at = timezone.now()
+        invitation.save(update_fields=["accepted_at"])
+        return seat
+
+
+def decline_invitation(invitation_id, user):
+    with transaction.atomic():
+        _, invitation = _lock_invitation(invitation_id, user, "bot")
+        invitation.closed_at, invitation.closed_by = timezone.now(), "bot"
+        invitation.save(update_fields=["closed_at", "closed_by"])
+
+
+def cancel_invitation(game_id, host, number):
+    """The host withdraws the open invitation to seat `number` of their table."""
+    with transaction.atomic():
+        game = _lock_open_table(game_id)
+        _require_host(game, host)
+        if not Invitation.objects.pending().filter(game=game, seat=number).exists():
+            raise LobbyError("That seat has no open invitation.", status=404)
+        _close_invitations(game, number, "host")
+
+
+def open_tables_for_bots():
+    """Open public tables whose host allows bot accounts, with a free seat, newest first."""
+    return [game for game in Game.objects.listed().filter(bot_accounts=True)
+            .prefetch_related("seats").order_by("-created_at")[:50] if game.free_seat_count()]
+
+
+def join_table(game_id, user, number=None):
+    """Bot account `user` sits at an open public table whose host allows bot accounts: at
+    seat `number`, or the first empty seat. Returns the Seat. Raises LobbyError: not a bot
+    account (people use take_seat), no such table (also a private one: those are joined
+    by invitation), bot accounts not allowed, full, seat taken."""
+    if not getattr(user, "is_bot", False):
+        raise LobbyError("Only bot accounts join tables this way.", status=403)
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id, private=False).first() \
+            if isinstance(game_id, int) else None
+        if game is None:
+            raise LobbyError("There is no such table.", status=404)
+        if game.status != Game.Status.OPEN:
+            raise LobbyError("This table has already started.")
+        if not game.bot_accounts:
+            raise LobbyError(NO_BOT_ACCOUNTS, status=403)
+        if game.seats.filter(user=user).exists():
+            raise LobbyError("You are already seated at this table.")
+        if number is None:
+            number = game.seats.filter(user__isnull=True, bot_level="").values_list(
+                "number", flat=True).first()
+            if number is None:
+                raise LobbyError("This table is full.")
+        return take_seat(game.pk, user, number)

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 from games.models import Game
 
 from . import services
-from .forms import BotForm, TableForm
+from .forms import BotForm, InviteBotForm, TableForm
 
 INVITES_KEY = "invited_tables"
 
@@ -86,6 +86,10 @@ def create(request):
 
 
 def _table_context(request, game, seats):
+    # Shown on the seat, "Invited: <bot>" (docs/bot-accounts.md).
+    invited = services.table_invitations(game) if game.status == Game.Status.OPEN else {}
+    for seat in seats:
+        seat.invited = invited.get(seat.number) if seat.is_empty else None
     return {
         "game": game,
         "seats": seats,
@@ -172,6 +176,24 @@ def bot(request, game_id, number):
 @require_POST
 def remove(request, game_id, number):
     return _run(request, game_id, services.remove_from_seat, number)
+
+
+@login_required
+@require_POST
+def invite_bot(request, game_id, number):
+    """The host invites a bot account by its username to an empty seat (docs/bot-accounts.md)."""
+    form = InviteBotForm(request.POST)
+    username = form.cleaned_data["username"] if form.is_valid() else ""
+    return _run(request, game_id, services.invite_bot, number, username,
+                success=f"Invited {username} to seat {number + 1}. The seat stays free until "
+                        "its program accepts.")
+
+
+@login_required
+@require_POST
+def cancel_invitation(request, game_id, number):
+    return _run(request, game_id, services.cancel_invitation, number,
+                success="Invitation cancelled.")
 
 
 @login_required

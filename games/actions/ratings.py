@@ -12,6 +12,7 @@ so recomputing gives the stored numbers (`manage.py recompute_ratings`).
 
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
@@ -43,6 +44,9 @@ def unrated_reason(game, seats):
         return "not finished"  # aborted games (a moderator's, or an abandoned table)
     if len(seats) != game.players or any(s.user_id is None for s in seats):
         return "a bot played"
+    # A bot account is a program too (docs/bot-accounts.md): its wins are no person's.
+    if get_user_model().objects.filter(pk__in=[s.user_id for s in seats], is_bot=True).exists():
+        return "a bot account played"
     return None
 
 

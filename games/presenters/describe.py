@@ -17,11 +17,17 @@ from games.models import TEAM_SHAPES
 from games.presenters.cards import COLOR_NAMES
 
 
+BOT_ACCOUNT_MARK = " [bot]"
+
+
 def seat_names(seats):
     """{seat number: name} as the log writes them: a person by their name, a bot by its seat
-    and level, since three "Bot (Easy)" would make the log unreadable."""
+    and level, since three "Bot (Easy)" would make the log unreadable, and a bot account
+    (a person's own program, docs/bot-accounts.md) by its name marked " [bot]", so that
+    everywhere a name is shown nobody takes it for a person."""
     return {
-        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot else s.label()
+        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot
+        else s.label() + BOT_ACCOUNT_MARK if s.user_id and s.user.is_bot else s.label()
         for s in seats
     }
 

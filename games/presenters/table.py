@@ -104,6 +104,7 @@ class PublicTable:
         self.log_names = seat_names(seats)
         self.log_names_key = tuple(self.log_names.items())
         self.bots = {s.number for s in seats if s.is_bot}
+        self.bot_accounts = {s.number for s in seats if s.user_id and s.user.is_bot}
         self.names = {
             number: name if number in self.bots else name + _stand_in_note(game, number)
             for number, name in self.log_names.items()
@@ -184,6 +185,7 @@ class PublicTable:
                 "warn": clocks[number][1],
                 "clock": clocks[number][2],
                 "rating": self.ratings.get(number),
+                "bot_account": number in self.bot_accounts,
             }
             for number in range(self.players)
         ]

@@ -387,11 +387,42 @@ def verify(w, draw):
                    draw(query(("seed", "secret", "step"))), must_refuse=False)
 
 
+def become_bot(w, draw):
+    """A wrong password (junk) never turns an account into a bot account."""
+    data = draw(junk_fields(["password", "understood"]))
+    data["password"] = "not-" + str(data.get("password", ""))
+    return Request(logged_in(w, draw), "post", url("accounts:bot"), data)
+
+
+def token_create(w, draw):
+    """The people of the world are no bot accounts: no token for them, whatever the form."""
+    return Request(logged_in(w, draw), "post", url("accounts:bot_token_create"),
+                   draw(junk_fields(["name"])))
+
+
+def token_revoke(w, draw):
+    """Nobody in the world has a token: every id is someone else's or none."""
+    return Request(logged_in(w, draw), "post", url("accounts:bot_token_revoke",
+                                                   spoilt(draw, draw(big_ints))), draw(query()))
+
+
+def bot_api(name, args_of=lambda w, draw: ()):
+    """The Bot API with a session, or nothing, for a credential: refused (401) in words,
+    with either method. tests/api/test_fuzz.py fuzzes it with a valid token."""
+    def case(w, draw):
+        method = draw(st.sampled_from(["get", "post"]))
+        return Request(anyone(w, draw), method, url(name, *args_of(w, draw)), draw(query()))
+    return case
+
+
 CASES = {
     "accounts:signup": signup,
     "accounts:login": login,
     "accounts:logout": wrong_method("accounts:logout"),
     "accounts:profile": profile,
+    "accounts:bot": become_bot,
+    "accounts:bot_token_create": token_create,
+    "accounts:bot_token_revoke": token_revoke,
     "accounts:resend_confirmation": wrong_method("accounts:resend_confirmation"),
     "accounts:confirm_email": confirm_email,
     "accounts:unsubscribe": unsubscribe,
@@ -422,14 +453,27 @@ CASES = {
     "lobby:quick": wrong_method("lobby:quick"),
     "favicon": page("favicon"),
     "rules": page("rules"),
+    "api_docs": page("api_docs"),
     "lobby:create": create_table,
     "lobby:table": page("lobby:table", game_args),
     "lobby:take": lobby_seat_action("lobby:take"),
     "lobby:leave": leave,
     "lobby:bot": lobby_seat_action("lobby:bot"),
     "lobby:remove": lobby_seat_action("lobby:remove"),
+    "lobby:invite_bot": lobby_seat_action("lobby:invite_bot"),
+    "lobby:cancel_invitation": lobby_seat_action("lobby:cancel_invitation"),
     "lobby:start": start,
     "lobby:invite": page("lobby:invite", lambda w, draw: (any_word(w, draw),)),
+    "bot_api:api-root": page("bot_api:api-root"),
+    "bot_api:openapi-json": page("bot_api:openapi-json"),
+    "bot_api:account": bot_api("bot_api:account"),
+    "bot_api:invitations": bot_api("bot_api:invitations"),
+    "bot_api:accept": bot_api("bot_api:accept", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:tables": bot_api("bot_api:tables"),
+    "bot_api:join": bot_api("bot_api:join", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:seats": bot_api("bot_api:seats"),
+    "bot_api:game": bot_api("bot_api:game", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:decide": bot_api("bot_api:decide", lambda w, draw: (any_game_id(w, draw),)),
 }
 
 

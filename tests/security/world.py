@@ -15,6 +15,7 @@ at a game's moves (`World.games[stage]`, and `World.stage` says which to aim at;
 - "finished": over, after a concession (no move is legal any more).
 """
 
+import json
 from dataclasses import dataclass, field
 
 from django.test import Client
@@ -142,8 +143,14 @@ def fingerprint():
 
 
 def readable(response):
-    """The answer says in words what was wrong (a form error, an alert, a flash message)."""
+    """The answer says in words what was wrong (a form error, an alert, a flash message;
+    from the Bot API, JSON with a "detail")."""
     body = response.content.decode(errors="replace")
+    if response.get("Content-Type", "").startswith("application/json"):
+        try:
+            return bool(json.loads(body).get("detail"))
+        except (ValueError, AttributeError):
+            return False
     return any(mark in body for mark in READABLE_MARKS)
 
 

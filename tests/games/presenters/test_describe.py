@@ -318,6 +318,7 @@ def test_seat_names_tell_bots_apart_by_seat():
     class Seat:
         def __init__(self, number, label, bot):
             self.number, self._label, self.is_bot = number, label, bot
+            self.user_id = None  # no account: neither a person's nor a bot account's
 
         def label(self):
             return self._label

@@ -1,0 +1,219 @@
+"""The Bot API's routes (docs/bot-api.md). Thin, like the views: seats and invitations go
+through lobby.services, decisions through games.actions.decisions.apply_decision, and what
+a seat is shown is the engine's `view(seat)` and `legal_actions(seat)`, nothing more.
+
+A game this bot account holds no seat at is answered 404 whatever the reason (another
+bot's seat, a person's, no such game), so that ids tell nothing.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.http import Http404
+from ninja import Field, Path, Router, Schema
+from ninja.errors import HttpError
+
+from games.actions import decisions
+from games.actions.moves import clean_action
+from games.models import Game, GameEvent, Seat
+from games.presenters import bot_view
+from lobby import services as lobby
+
+router = Router()
+
+# Ids are PostgreSQL integers: anything larger names nothing.
+MAX_ID = 2**31 - 1
+GameId = Path(..., ge=1, le=MAX_ID, description="The game's (table's) id.")
+NO_SEAT = "You hold no seat at such a game."
+MAX_KEY = 40  # as the table's form: the event row keeps "api<user id>-<key>"
+
+# How a refused decision is answered, as at the table's form (games/views/table.py): a bad
+# move is the sender's fault (400), a move the game no longer allows a conflict (409), the
+# seat lost or handed to a site bot for good a refusal (403).
+REFUSED_STATUS = {
+    decisions.IllegalDecision: 400,
+    decisions.GameNotActive: 409,
+    decisions.StaleDecision: 409,
+    decisions.IdempotencyConflict: 409,
+    decisions.DecisionNotSaved: 503,
+}
+
+
+class Error(Schema):
+    detail: str
+
+
+class Account(Schema):
+    username: str
+    name: str
+    is_bot: bool
+
+
+class Invitation(Schema):
+    id: int
+    game: int
+    seat: int
+    host: str
+    players: int
+    pace: str
+    move_seconds: int | None = None
+    created_at: datetime
+
+
+class SeatOut(Schema):
+    game: int
+    seat: int
+    status: str
+    your_turn: bool
+    last_seq: int
+
+
+class OpenTable(Schema):
+    game: int
+    players: int
+    pace: str
+    free_seats: int
+
+
+class JoinIn(Schema):
+    seat: int | None = Field(None, ge=0, le=15, description="A seat number; none: the first free seat.")
+
+
+class GameOut(Schema):
+    game: int
+    seat: int
+    seq: int
+    status: str
+    view: dict[str, Any] | None = Field(
+        None, description="Exactly the engine's view(seat) (None before the deal).")
+    legal: list[dict[str, Any]] = Field(
+        description="The seat's legal actions now (never `concede`, always allowed while "
+                    "playing; a `give` is asked by view.must_give instead).")
+    deadline_at: datetime | None = None
+    your_turn: bool = Field(description="The seat has a decision to make now: a legal "
+                                        "action, or the cards view.must_give asks for.")
+    site_bot: bool = Field(description="Three time-outs handed the seat to a site bot for "
+                                       "the rest of the game: decisions are refused.")
+
+
+class DecisionIn(Schema):
+    action: dict[str, Any] = Field(description='An engine action, e.g. {"type": "play", "card": "B7"}.')
+    key: str = Field(min_length=1, max_length=MAX_KEY,
+                     description="Idempotency key: sending the same key again answers the "
+                                 "first result and moves nothing.")
+    seq: int | None = Field(None, ge=0, le=MAX_ID,
+                            description="Optional: refuse (409) if the game's last event "
+                                        "is not this one.")
+
+
+class DecisionOut(Schema):
+    seq: int
+    replayed: bool
+
+
+# Every route may refuse a malformed request (400), a missing or bad token (401) and a
+# token over its rate limit (429).
+REFUSALS = {400: Error, 401: Error, 429: Error}
+
+
+def _lobby_refusal(exc):
+    return HttpError(getattr(exc, "status", 409), str(exc))
+
+
+@router.get("/account", response={200: Account, **REFUSALS})
+def account(request):
+    user = request.auth
+    return {"username": user.username, "name": user.name, "is_bot": user.is_bot}
+
+
+@router.get("/invitations", response={200: list[Invitation], **REFUSALS})
+def invitations(request):
+    return lobby.bot_invitations(request.auth)
+
+
+@router.post("/invitations/{invitation_id}/accept",
+             response={200: SeatOut, **REFUSALS, 403: Error, 404: Error, 409: Error})
+def accept(request, invitation_id: int = Path(..., ge=1, le=MAX_ID)):
+    try:
+        seat = lobby.accept_invitation(invitation_id, request.auth)
+    except lobby.LobbyError as exc:
+        raise _lobby_refusal(exc) from None
+    return _seat_out(seat)
+
+
+@router.get("/tables", response={200: list[OpenTable], **REFUSALS})
+def tables(request):
+    """Open public tables whose host allows bot accounts and that have a free seat."""
+    return [{"game": g.pk, "players": g.players, "pace": g.pace,
+             "free_seats": g.free_seat_count()} for g in lobby.open_tables_for_bots()]
+
+
+@router.post("/tables/{game_id}/join",
+             response={200: SeatOut, **REFUSALS, 403: Error, 404: Error, 409: Error})
+def join(request, game_id: int = GameId, body: JoinIn | None = None):
+    try:
+        seat = lobby.join_table(game_id, request.auth, body.seat if body else None)
+    except lobby.LobbyError as exc:
+        raise _lobby_refusal(exc) from None
+    return _seat_out(seat)
+
+
+def _seat_out(seat):
+    game = Game.objects.get(pk=seat.game_id)
+    return {"game": game.pk, "seat": seat.number, "status": game.status,
+            "your_turn": seat.number in (game.waiting_on or []), "last_seq": game.last_seq}
+
+
+@router.get("/seats", response={200: list[SeatOut], **REFUSALS})
+def seats(request):
+    """This bot's seats at open and running tables, newest table first."""
+    rows = (Seat.objects.filter(user=request.auth,
+                                game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
+            .select_related("game").order_by("-game_id"))
+    return [{"game": s.game_id, "seat": s.number, "status": s.game.status,
+             "your_turn": s.number in (s.game.waiting_on or []), "last_seq": s.game.last_seq}
+            for s in rows]
+
+
+def _game_and_seat(user, game_id):
+    seat = (Seat.objects.filter(game_id=game_id, user=user)
+            .values_list("number", flat=True).first())
+    if seat is None:
+        raise Http404(NO_SEAT)
+    return Game.objects.select_related("snapshot").get(pk=game_id), seat
+
+
+@router.get("/games/{game_id}", response={200: GameOut, **REFUSALS, 404: Error})
+def game(request, game_id: int = GameId):
+    """What this bot's seat sees: the engine's view(seat) and legal actions, and the
+    game's last event number (`seq`), to pass back with a decision if wanted."""
+    # One snapshot of the game for the view and its seq, so that they agree.
+    # The same answer as the stream's state message (games.presenters.bot_view).
+    with transaction.atomic():
+        found, seat = _game_and_seat(request.auth, game_id)
+        return bot_view.seat_state(found, seat)
+
+
+@router.post("/games/{game_id}/decisions",
+             response={200: DecisionOut, **REFUSALS, 403: Error, 404: Error, 409: Error,
+                       503: Error})
+def decide(request, body: DecisionIn, game_id: int = GameId):
+    """One decision of this bot's seat, through the same door as a click (so the same
+    clocks). The actor is PERSON: a bot account's seat is a person's seat played by a
+    program, timed out and handed to a site bot like anyone's."""
+    user = request.auth
+    found, seat = _game_and_seat(user, game_id)
+    action = clean_action(body.action)
+    if action is None:
+        raise HttpError(400, "That is not a move: see the action shapes in docs/bot-api.md.")
+    if not body.key.isprintable():
+        raise HttpError(400, "The key must be printable text.")
+    try:
+        result = decisions.apply_decision(
+            found.pk, seat, action, GameEvent.Actor.PERSON, user=user,
+            idempotency_key=f"api{user.pk}-{body.key}", expected_seq=body.seq,
+        )
+    except decisions.DecisionRefused as exc:
+        raise HttpError(REFUSED_STATUS.get(type(exc), 403), str(exc)) from None
+    return {"seq": result.event.seq, "replayed": result.replayed}

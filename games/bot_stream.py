@@ -1,0 +1,247 @@
+"""The Bot API's stream: a websocket at /api/bot/games/<id>/stream that tells a bot account's
+program what its seat sees each time the game moves, so that it need not poll
+(docs/bot-accounts.md).
+
+It is the game socket (games.consumers.GameConsumer) for a program: it listens to the
+seat's own group, and only to it, so it hears exactly when that seat's page would. What
+it sends is never the page's HTML: on every push it reads the seat's state again and sends
+games.presenters.bot_view.seat_state, the same JSON as GET /api/bot/games/<id>, which
+holds the engine's view(seat) and legal actions and nothing else.
+
+Access is a bot token in the handshake's `Authorization: Bearer` header, checked like the
+HTTP API's (accounts.bot_tokens.authenticate). It is checked again, so that an open stream
+cannot outlive its right to listen: at once when the token is revoked (a push to the
+token's group), when the account's access changes (its user group: a ban, a moderator
+taking the seat), after a decision the write door refused because the seat is no longer
+the bot's, and every RECHECK_SECONDS in any case. A refused handshake is accepted and then
+closed with its code, so that a program sees why (an unaccepted one reaches it as a bare
+HTTP 403).
+"""
+
+import asyncio
+import logging
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.db import connection, transaction
+
+from accounts import bot_tokens
+from games import push
+from games.actions import decisions, presence
+from games.actions.moves import clean_action
+from games.models import Game, GameEvent, Seat
+from games.presenters.bot_view import seat_state
+
+log = logging.getLogger(__name__)
+
+CLOSE_BAD_TOKEN = 4401  # no token, an unknown or revoked one, or its account may not play
+CLOSE_NO_SEAT = 4404  # the bot holds no seat at this game (or there is no such game)
+CLOSE_SEAT_LOST = 4410  # the seat is no longer the bot's (a moderator's removal)
+MAX_MESSAGE = 16 * 1024  # as the game socket: a decision is a few hundred characters
+
+
+def recheck_seconds():
+    return getattr(settings, "BOT_STREAM_RECHECK_SECONDS", 10)
+
+
+def bearer(scope):
+    """The raw token of the handshake's `Authorization: Bearer <token>` header, or None."""
+    for name, value in scope.get("headers") or ():
+        if name.lower() == b"authorization":
+            scheme, _, raw = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and raw.strip():
+                return raw.strip()
+    return None
+
+
+def _seat_of(user, game_id):
+    return (Seat.objects.filter(game_id=game_id, user=user)
+            .exclude(game__status=Game.Status.ABORTED)
+            .values_list("number", flat=True).first())
+
+
+def stream_access(raw, game_id, seat=None):
+    """(user, token id, seat number, None) while a stream with token `raw` may listen at
+    `game_id` (for `seat`, once it has one), else (None, None, None, the close code).
+    Reads the token, the account and the seat as they are now."""
+    found = bot_tokens.authenticate(raw) if raw else None
+    if found is None:
+        return None, None, None, CLOSE_BAD_TOKEN
+    user, token = found
+    number = _seat_of(user, game_id)
+    if number is None:
+        return None, None, None, CLOSE_NO_SEAT if seat is None else CLOSE_SEAT_LOST
+    if seat is not None and number != seat:
+        return None, None, None, CLOSE_SEAT_LOST
+    return user, token.pk, number, None
+
+
+def read_state(game_id, seat):
+    """The seat's state now: the game row and its snapshot in one statement, so that the
+    state and its `seq` agree."""
+    with transaction.atomic():
+        game = Game.objects.select_related("snapshot").get(pk=game_id)
+        return seat_state(game, seat)
+
+
+def _decide(game_id, seat, action, user, key):
+    """A decision in a thread of its own, whose pooled connection goes back at its end
+    (see games.consumers._decide). The key is the HTTP API's, so that a program may retry
+    a decision over either and it is made once."""
+    try:
+        result = decisions.apply_decision(
+            game_id, seat, action, GameEvent.Actor.PERSON, user=user,
+            idempotency_key=f"api{user.pk}-{key}")
+        return result.event.seq
+    finally:
+        connection.close()
+
+
+class BotStreamConsumer(AsyncJsonWebsocketConsumer):
+    user = None
+    token_id = None
+    seat = None
+    game_id = None
+    sent_seq = -1  # the seq of the last state sent: only newer ones go out
+    present = False  # told games.actions.presence that the seat has a socket
+    refreshing = None  # the task reading and sending the state, while it runs
+    dirty = False  # the game moved again while it ran: read once more after it
+    watcher = None
+    groups_joined = ()
+
+    async def connect(self):
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.raw = bearer(self.scope)
+        user, token_id, seat, code = await database_sync_to_async(stream_access)(
+            self.raw, self.game_id)
+        await self.accept()
+        if code is not None:
+            await self.close(code=code)
+            return
+        self.user, self.token_id, self.seat = user, token_id, seat
+        self.groups_joined = (push.seat_group(self.game_id, seat),
+                              bot_tokens.token_group(token_id), push.user_group(user.pk))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.watcher = asyncio.ensure_future(self.watch())
+        await self.send_state()
+
+    async def disconnect(self, code):
+        if self.watcher is not None:
+            self.watcher.cancel()
+        if self.refreshing is not None:
+            self.refreshing.cancel()
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.present:
+            await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
+
+    async def check_access(self):
+        """Closes the stream if its token or seat no longer lets it listen; True if it did."""
+        *_, code = await database_sync_to_async(stream_access)(self.raw, self.game_id, self.seat)
+        if code is None:
+            return False
+        await self.close(code=code)
+        return True
+
+    async def watch(self):
+        """Checks access every RECHECK_SECONDS, and catches up on a push it may have missed
+        (a Redis restart): the state goes out only if its seq is newer."""
+        try:
+            while True:
+                await asyncio.sleep(recheck_seconds())
+                if await self.check_access():
+                    return
+                self.refresh()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("bot stream of game %s seat %s stopped checking", self.game_id,
+                          self.seat)
+            await self.close(code=CLOSE_BAD_TOKEN)
+
+    async def dispatch(self, message):
+        kind = message["type"]
+        if kind == "game.fragments":
+            # The game moved. The message is a browser's HTML: it is dropped, and the state
+            # read again (a burst of site bots' moves costs two reads, not one each).
+            self.refresh()
+            return
+        if kind == "token.revoked":
+            await self.close(code=CLOSE_BAD_TOKEN)
+            return
+        if kind in ("access.changed", "session.ended"):
+            await self.check_access()
+            return
+        if kind.startswith("chat."):
+            return  # the table's chat is for people; a stream carries no chat
+        await super().dispatch(message)
+
+    def refresh(self):
+        if self.refreshing is not None and not self.refreshing.done():
+            self.dirty = True
+            return
+        self.refreshing = asyncio.ensure_future(self._refresh())
+
+    async def _refresh(self):
+        try:
+            while True:
+                self.dirty = False
+                await self.send_state()
+                if not self.dirty:
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not read game %s for its bot stream", self.game_id)
+
+    async def send_state(self):
+        state = await database_sync_to_async(read_state)(self.game_id, self.seat)
+        if state["seq"] <= self.sent_seq:
+            return
+        self.sent_seq = state["seq"]
+        if state["status"] == Game.Status.ACTIVE and not self.present:
+            # A program's stream counts as the seat's presence, as a person's page does: a
+            # stream that drops in real time has the seat held, then played by a stand-in.
+            self.present = True
+            await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
+        await self.send_json({"type": "state", **state})
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if text_data is None or len(text_data) > MAX_MESSAGE:
+            await self.error("This stream only understands short text messages.")
+            return
+        try:
+            content = await self.decode_json(text_data)
+        except (ValueError, RecursionError):
+            await self.error("That message is not JSON.")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs):
+        """`{"type": "act", "action": ..., "key": ...}`: a decision, as POST
+        /api/bot/games/<id>/decisions; answered `ok` with its seq or `error`."""
+        if not isinstance(content, dict) or content.get("type") != "act":
+            await self.error("The stream understands only act messages.")
+            return
+        key = content.get("key")
+        if not isinstance(key, str) or not 0 < len(key) <= 40 or not key.isprintable():
+            await self.error("Every decision needs its key (up to 40 characters).")
+            return
+        action = clean_action(content.get("action"))
+        if action is None:
+            await self.error("That is not a move.", key=key)
+            return
+        try:
+            seq = await database_sync_to_async(_decide, thread_sensitive=False)(
+                self.game_id, self.seat, action, self.user, key)
+        except decisions.DecisionRefused as exc:
+            await self.error(str(exc), key=key)
+            if isinstance(exc, decisions.SeatLost):
+                await self.check_access()
+            return
+        await self.send_json({"type": "ok", "seq": seq, "key": key})
+
+    async def error(self, message, key=None):
+        await self.send_json({"type": "error", "message": message, "key": key})

@@ -1,0 +1,231 @@
+"""The Bot API's stream (games.bot_stream): who may open it, what it sends over a whole
+game (scanned for cards the seat may not see), revocation closing it at once, and a slow
+bot timed out like a person."""
+
+import asyncio
+import json
+import random
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+
+from accounts import bot_tokens
+from games import store, tasks
+from games.actions import decisions
+from games.bot_stream import CLOSE_BAD_TOKEN, CLOSE_NO_SEAT
+from games.models import Game, GameEvent
+from games.presenters.bot_view import seat_state
+from games.routing import websocket_urlpatterns
+from tests.conftest import make_started_game, make_user
+from tests.games.presenters.test_table_secrecy import Knowable, codes_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+application = URLRouter(websocket_urlpatterns)
+
+
+def make_bot(username):
+    user = make_user(username, is_bot=True, display_name=username.capitalize())
+    return user, bot_tokens.issue(user, "test")[1]
+
+
+def stream(game_id, raw=None):
+    headers = [(b"authorization", f"Bearer {raw}".encode())] if raw else []
+    return WebsocketCommunicator(application, f"/api/bot/games/{game_id}/stream",
+                                 headers=headers)
+
+
+async def closed_with(comm):
+    connected, _ = await comm.connect()
+    assert connected  # accepted, then closed with a code the program can read
+    message = await comm.receive_output(timeout=5)
+    assert message["type"] == "websocket.close"
+    return message["code"]
+
+
+def bot_game(ana, robo, **options):
+    """Ana at seat 0, the bot account at seat 1, site bots at seats 2 and 3."""
+    return make_started_game([ana, robo], bot_accounts=True, bots=["easy"], **options)
+
+
+def test_a_stream_without_a_valid_token_is_refused(ana):
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+
+    async def scenario():
+        assert await closed_with(stream(game.pk)) == CLOSE_BAD_TOKEN
+        assert await closed_with(stream(game.pk, "wct_not-a-token")) == CLOSE_BAD_TOKEN
+
+    async_to_sync(scenario)()
+
+
+def test_a_revoked_token_cannot_open_a_stream(ana):
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+    bot_tokens.revoke(robo.api_tokens.get())
+    assert async_to_sync(closed_with)(stream(game.pk, raw)) == CLOSE_BAD_TOKEN
+
+
+def test_a_bot_cannot_open_the_stream_of_a_game_it_holds_no_seat_at(ana):
+    robo, _ = make_bot("robo")
+    other, other_raw = make_bot("other")
+    game = bot_game(ana, robo)
+
+    async def scenario():
+        assert await closed_with(stream(game.pk, other_raw)) == CLOSE_NO_SEAT
+        assert await closed_with(stream(game.pk + 999, other_raw)) == CLOSE_NO_SEAT
+
+    async_to_sync(scenario)()
+
+
+def test_the_stream_sends_the_seats_state_as_the_http_api_does_and_again_when_the_game_moves(ana):
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+
+    async def scenario():
+        comm = stream(game.pk, raw)
+        connected, _ = await comm.connect()
+        assert connected
+        first = await comm.receive_json_from(timeout=5)
+        found = await database_sync_to_async(
+            lambda: seat_state(Game.objects.select_related("snapshot").get(pk=game.pk), 1))()
+        assert first == {"type": "state", **found}
+        assert first["view"]["hand"] and "hands" not in json.dumps(first["view"])
+        assert first["your_turn"] is True  # the setup pass: every seat chooses a card
+        # Ana passes a card: the game moved, so the stream says so, with a newer seq.
+        await database_sync_to_async(lambda: decisions.apply_decision(
+            game.pk, 0, store.load_state(Game.objects.get(pk=game.pk)).auto_action(0),
+            "person", idempotency_key="ana-1"))()
+        second = await comm.receive_json_from(timeout=5)
+        assert second["type"] == "state" and second["seq"] > first["seq"]
+        assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_revoking_the_token_closes_an_open_stream_at_once(ana):
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+
+    async def scenario():
+        comm = stream(game.pk, raw)
+        connected, _ = await comm.connect()
+        assert connected
+        assert (await comm.receive_json_from(timeout=5))["type"] == "state"
+        await database_sync_to_async(lambda: bot_tokens.revoke(robo.api_tokens.get()))()
+        message = await comm.receive_output(timeout=2)
+        assert message == {"type": "websocket.close", "code": CLOSE_BAD_TOKEN}
+
+    async_to_sync(scenario)()
+
+
+def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_not_see(ana):
+    """The bot account plays random legal moves over its stream; every message it gets is
+    scanned for card codes, which must all be ones its seat has been shown."""
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo, seed=41)
+    knowable = Knowable(game, [1])
+    rng = random.Random(7)
+    received, leaks = [], []
+
+    def state_now():
+        fresh = Game.objects.select_related("snapshot").get(pk=game.pk)
+        return fresh, store.load_state(fresh)
+
+    def ana_moves():
+        fresh, state = state_now()
+        decisions.apply_decision(game.pk, 0, state.auto_action(0), "person",
+                                 idempotency_key=f"ana-{fresh.last_seq}")
+
+    def check():
+        knowable.refresh()
+        known = knowable(1)
+        for message in received:
+            extra = codes_in(message) - known
+            if extra:
+                leaks.append((message.get("seq"), sorted(extra)))
+        received.clear()
+
+    async def until_seq(comm, seq):
+        """Reads what the stream sends until its state has caught up with `seq`."""
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            received.append(message)
+            if message["type"] == "state" and message["seq"] >= seq:
+                return message
+
+    async def scenario():
+        comm = stream(game.pk, raw)
+        connected, _ = await comm.connect()
+        assert connected
+        state = await until_seq(comm, 0)
+        states = 1
+        for step in range(2000):
+            fresh, _ = await database_sync_to_async(state_now)()
+            if fresh.status != Game.Status.ACTIVE:
+                break
+            if state["your_turn"] and state["seq"] == fresh.last_seq:
+                view = state["view"]
+                action = ({"type": "give", "cards": rng.sample(view["hand"], view["must_give"])}
+                          if view["must_give"] else rng.choice(state["legal"]))
+                await comm.send_json_to({"type": "act", "action": action, "key": f"k{step}"})
+            elif 0 in fresh.waiting_on:
+                await database_sync_to_async(ana_moves)()
+            elif set(fresh.waiting_on) & set(fresh.bot_seats):
+                # The site bots' tasks are not run by a worker here: they are called.
+                seat = min(set(fresh.waiting_on) & set(fresh.bot_seats))
+                await database_sync_to_async(tasks.play_bot)(game.pk, seat, fresh.last_seq)
+            else:
+                await asyncio.sleep(0.05)
+                continue
+            fresh, _ = await database_sync_to_async(state_now)()
+            # The act's answer first, then the state after it (and after the site bots).
+            while True:
+                state = await until_seq(comm, fresh.last_seq)
+                fresh, _ = await database_sync_to_async(state_now)()
+                if state["seq"] >= fresh.last_seq:
+                    break
+            states += 1
+            assert not [m for m in received if m["type"] == "error"], received
+            await database_sync_to_async(check)()
+            assert not leaks, leaks[:5]
+        await comm.disconnect()
+        return states
+
+    states = async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    assert states > 20
+    # The bot account's own decisions are recorded as a person's, made by its user.
+    assert GameEvent.objects.filter(game=game, seat=1, user=robo, actor="person").count() > 5
+
+
+def test_a_slow_bot_account_times_out_like_a_person_and_after_three_a_site_bot_takes_the_seat(
+    ana,
+):
+    from tests.games.actions.test_clock import start, time_out_once_more
+    from tests.games.clock_support import fresh
+
+    robo, _ = make_bot("robo")
+    bo, cy = make_user("bo"), make_user("cy")
+    game = start([ana, bo, cy, robo], bot_accounts=True, seed=3)
+    moment = 0
+    for count in (1, 2, 3):
+        moment = time_out_once_more(game, 3, moment)
+        assert fresh(game).timeouts["3"] == count
+
+    game = fresh(game)
+    assert game.stand_ins["3"]["reason"] == "timeouts" and 3 in game.bot_seats
+    assert GameEvent.objects.filter(game=game, seat=3, actor="timeout").count() == 3
+    told = seat_state(Game.objects.select_related("snapshot").get(pk=game.pk), 3)
+    assert told["site_bot"] is True and told["your_turn"] is False
+    # Its program's next decision is refused, as a person's would be.
+    state = store.load_state(game)
+    with pytest.raises(decisions.DecisionRefused):
+        decisions.apply_decision(game.pk, 3, state.auto_action(3) if 3 in game.waiting_on
+                                 else {"type": "concede"}, "person", user=robo,
+                                 idempotency_key="late")

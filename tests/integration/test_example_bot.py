@@ -1,0 +1,139 @@
+"""The example bot (examples/random_bot.py) plays a whole game against the real site: a
+Daphne process, a real Celery worker and beat, PostgreSQL and Redis, all subprocesses.
+
+Ana hosts (this test clicks her moves, through the same door as her page would), site bots
+sit at seats 2 and 3, and the bot account she invites to seat 1 is played by the example,
+run as a subprocess with its token: it accepts the invitation, opens its stream and sends
+random legal moves over HTTP until the game ends.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from accounts import bot_tokens
+from games import store
+from games.actions import decisions
+from games.models import Game, GameEvent
+from lobby import services as lobby
+from tests.conftest import make_user
+from tests.integration.test_realtime_clock import (  # noqa: F401 (fixtures)
+    _database_url,
+    own_queue,
+    worker_and_beat,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def daphne(worker_and_beat, own_queue):
+    """The site under Daphne, sending its tasks to the worker's queue."""
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": settings.REDIS_URL,
+           "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, "CELERY_QUEUE": own_queue,
+           "DEBUG": "true", "PYTHONUNBUFFERED": "1"}
+    log = open(worker_and_beat / "daphne.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "config.asgi:application"],
+        cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        ready = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < ready, \
+                    (worker_and_beat / "daphne.log").read_text()
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        connection.close()
+
+
+def _ana_plays(game_id, stop):
+    """Ana's clicks: the plain move whenever her seat has a decision."""
+    try:
+        while not stop.is_set():
+            game = Game.objects.select_related("snapshot").get(pk=game_id)
+            if game.status != Game.Status.ACTIVE:
+                return
+            if 0 in game.waiting_on:
+                try:
+                    decisions.apply_decision(
+                        game_id, 0, store.load_state(game).auto_action(0), "person",
+                        user=game.host, idempotency_key=uuid.uuid4().hex)
+                except decisions.DecisionRefused:
+                    pass  # the game moved meanwhile: look again
+            time.sleep(0.1)
+    finally:
+        connection.close()
+
+
+def test_the_example_bot_plays_a_whole_game_against_the_real_site(daphne, worker_and_beat):
+    ana = make_user("ana", display_name="Ana")
+    robo = make_user("robo", is_bot=True)
+    _, raw = bot_tokens.issue(robo, "example")
+    game = lobby.create_table(ana, pace=Game.Pace.REALTIME, move_seconds=45, seed=20241)
+    lobby.add_bot(game.pk, ana, 2, "easy")
+    lobby.add_bot(game.pk, ana, 3, "easy")
+    lobby.invite_bot(game.pk, ana, 1, "robo")
+
+    bot_log = open(worker_and_beat / "random_bot.log", "w")
+    bot = subprocess.Popen(
+        [sys.executable, "examples/random_bot.py", "--url", daphne, "--token", raw,
+         "--wait", "60", "--poll", "0.5"],
+        cwd=settings.BASE_DIR, stdout=bot_log, stderr=subprocess.STDOUT)
+    stop = threading.Event()
+    ana_thread = None
+    try:
+        accepted = time.monotonic() + 60
+        while not game.seats.filter(number=1, user=robo).exists():
+            assert bot.poll() is None and time.monotonic() < accepted, \
+                (worker_and_beat / "random_bot.log").read_text()
+            time.sleep(0.2)
+        lobby.start_table(game.pk, ana)
+        ana_thread = threading.Thread(target=_ana_plays, args=(game.pk, stop))
+        ana_thread.start()
+        code = bot.wait(timeout=300)
+    finally:
+        stop.set()
+        if ana_thread is not None:
+            ana_thread.join(timeout=30)
+        if bot.poll() is None:
+            bot.kill()
+        bot_log.close()
+    output = (worker_and_beat / "random_bot.log").read_text()
+
+    assert code == 0, output[-4000:]
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    assert "over (finished)" in output
+    # Its decisions went through the write door as the bot account's, a person's seat.
+    made = GameEvent.objects.filter(game=game, seat=1, user=robo, actor="person")
+    assert made.count() >= 3, output[-4000:]
+    assert not GameEvent.objects.filter(game=game, seat=1, actor="timeout").exists()
+    assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) \
+        >= {2, 3}
