@@ -276,7 +276,8 @@ class EventRow:
         return self._events
 
 _SEAT_FIELDS = [f.attname for f in Seat._meta.concrete_fields]
-_USER_NAME_FIELDS = ("id", "username", "display_name")
+# is_bot: a bot account is named "Name [bot]" (presenters.describe.seat_names).
+_USER_NAME_FIELDS = ("id", "username", "display_name", "is_bot")
 
 
 def recent_events(game_id, limit):

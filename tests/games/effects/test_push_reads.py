@@ -7,6 +7,7 @@ import pytest
 
 from games import store
 from games.models import GameEvent, Seat
+from games.presenters import describe
 from tests.conftest import make_started_game, play_until
 
 pytestmark = pytest.mark.django_db
@@ -18,6 +19,16 @@ def test_table_seats_are_in_seat_order_with_each_persons_name(four):
     assert [s.number for s in seats] == [0, 1, 2, 3]
     assert [s.label() for s in seats] == [s.label() for s in Seat.objects.filter(game=game)]
     assert seats[0].label() == "Ana" and seats[3].user is None and seats[3].is_bot
+
+
+def test_the_seats_names_need_no_further_read(four, django_assert_num_queries):
+    """Every push names the seats: a person, a site bot or a bot account, from the one read."""
+    game = make_started_game(four[:3], bots=("easy",), seed=5)
+    type(four[2]).objects.filter(pk=four[2].pk).update(is_bot=True)
+    seats = store.table_seats(game.pk)
+    with django_assert_num_queries(0):
+        names = describe.seat_names(seats)
+    assert names[2].endswith(" [bot]") and names[3].startswith("Bot 4")
 
 
 def test_a_field_table_seats_did_not_load_is_read_when_asked_never_left_blank(four):
