@@ -28,6 +28,7 @@ from django.db import connection, transaction
 
 from accounts import bot_tokens
 from games import push
+from games.push.coalesce import Coalesced
 from games.actions import decisions, presence
 from games.actions.moves import clean_action
 from games.models import Game, GameEvent, Seat
@@ -105,8 +106,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
     game_id = None
     sent_seq = -1  # the seq of the last state sent: only newer ones go out
     present = False  # told games.actions.presence that the seat has a socket
-    refreshing = None  # the task reading and sending the state, while it runs
-    dirty = False  # the game moved again while it ran: read once more after it
+    refresh = None  # reads and sends the seat's state again (push.coalesce)
     watcher = None
     groups_joined = ()
 
@@ -120,6 +120,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=code)
             return
         self.user, self.token_id, self.seat = user, token_id, seat
+        self.refresh = Coalesced(self.send_state, f"game {self.game_id} for its bot stream")
         self.groups_joined = (push.seat_group(self.game_id, seat),
                               bot_tokens.token_group(token_id), push.user_group(user.pk))
         for group in self.groups_joined:
@@ -130,8 +131,8 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code):
         if self.watcher is not None:
             self.watcher.cancel()
-        if self.refreshing is not None:
-            self.refreshing.cancel()
+        if self.refresh is not None:
+            self.refresh.cancel()
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.present:
@@ -177,24 +178,6 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         if kind.startswith("chat."):
             return  # the table's chat is for people; a stream carries no chat
         await super().dispatch(message)
-
-    def refresh(self):
-        if self.refreshing is not None and not self.refreshing.done():
-            self.dirty = True
-            return
-        self.refreshing = asyncio.ensure_future(self._refresh())
-
-    async def _refresh(self):
-        try:
-            while True:
-                self.dirty = False
-                await self.send_state()
-                if not self.dirty:
-                    return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("could not read game %s for its bot stream", self.game_id)
 
     async def send_state(self):
         state = await database_sync_to_async(read_state)(self.game_id, self.seat)

@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from accounts import activity
 from games import push
+from games.push.coalesce import Coalesced
 from games.actions import chat, decisions, presence
 from games.actions.moves import clean_action
 from games.models import Game, GameEvent
@@ -358,8 +359,7 @@ class SiteConsumer(CheckedSocket):
 
     joined = False
     last = None  # the last message sent
-    refreshing = None  # the task reading the waiting games, while it runs
-    dirty = False  # told again while it ran: read once more after it
+    refresh = None  # reads and sends the waiting games again (push.coalesce)
 
     async def connect(self):
         user = self.scope["user"]
@@ -369,6 +369,7 @@ class SiteConsumer(CheckedSocket):
         if user.is_restricted:
             await self.close(code=CLOSE_RESTRICTED)
             return
+        self.refresh = Coalesced(self.send_waiting, f"the waiting games of user {user.pk}")
         await self.channel_layer.group_add(push.waiting_group(user.pk), self.channel_name)
         await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
         self.joined = True
@@ -382,8 +383,7 @@ class SiteConsumer(CheckedSocket):
         if not self.joined:
             return
         self.stop_watching()
-        if self.refreshing is not None:
-            self.refreshing.cancel()
+        self.refresh.cancel()
         user = self.scope["user"]
         await self.channel_layer.group_discard(push.waiting_group(user.pk), self.channel_name)
         await self.channel_layer.group_discard(push.user_group(user.pk), self.channel_name)
@@ -409,24 +409,6 @@ class SiteConsumer(CheckedSocket):
             self.refresh()
             return
         await super().dispatch(message)
-
-    def refresh(self):
-        if self.refreshing is not None and not self.refreshing.done():
-            self.dirty = True  # a burst of bot moves costs two reads, not one each
-            return
-        self.refreshing = asyncio.ensure_future(self._refresh())
-
-    async def _refresh(self):
-        try:
-            while True:
-                self.dirty = False
-                await self.send_waiting()
-                if not self.dirty:
-                    return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("could not read the waiting games of user %s", self.scope["user"].pk)
 
     async def send_waiting(self):
         message = await database_sync_to_async(mine.socket_message)(self.scope["user"])
