@@ -27,6 +27,20 @@ from games.presenters import replay
 from .models import ChatMessage, ChatModeration, ChatMute, Game, GameEvent, Seat
 
 
+class Record:
+    """A log kept by the game's own code (events, chat lines and their moderation): the
+    admin reads it and runs its actions, never adds, edits or deletes a row by hand."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class CheckedSelection:
     """Admin actions refuse a selection that is not a list of row ids (a forged post) with
     a message, where Django's own admin fails with a server error (docs/security.md)."""
@@ -336,7 +350,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(CheckedSelection, admin.ModelAdmin):
+class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
     """Read-only: events are append-only and written by games.actions (decisions and moderation)."""
 
     list_display = ["game", "seq", "kind", "seat", "actor", "user", "created_at"]
@@ -358,15 +372,6 @@ class GameEventAdmin(CheckedSelection, admin.ModelAdmin):
     def events_shown(self, event):
         return event.events if whole_log_shown(event.game) else staff_events(event.events)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 def _chat_action(call):
     """A chat action for run_with_reason, which shows a ModerationError as a warning."""
@@ -379,7 +384,7 @@ def _chat_action(call):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(CheckedSelection, admin.ModelAdmin):
+class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
     """The table chat (docs/chat.md): read, hide or show a line, mute its author. Each
     action asks why and is written to the chat's moderation log (ChatModeration)."""
 
@@ -390,15 +395,6 @@ class ChatMessageAdmin(CheckedSelection, admin.ModelAdmin):
     fields = readonly_fields = ["game", "room", "user", "text", "created_at", "hidden_at",
                                 "hidden_by"]
     actions = ["hide_messages", "show_messages", "mute_authors"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.action(description="Hide selected messages from everyone")
     def hide_messages(self, request, queryset):
@@ -423,20 +419,11 @@ class ChatMessageAdmin(CheckedSelection, admin.ModelAdmin):
 
 
 @admin.register(ChatMute)
-class ChatMuteAdmin(CheckedSelection, admin.ModelAdmin):
+class ChatMuteAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_display = ["user", "moderator", "created_at", "reason"]
     search_fields = ["user__username"]
     fields = readonly_fields = ["user", "moderator", "created_at", "reason"]
     actions = ["unmute"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.action(description="Lift the mute of selected people")
     def unmute(self, request, queryset):
@@ -447,7 +434,7 @@ class ChatMuteAdmin(CheckedSelection, admin.ModelAdmin):
 
 
 @admin.register(ChatModeration)
-class ChatModerationAdmin(CheckedSelection, admin.ModelAdmin):
+class ChatModerationAdmin(Record, CheckedSelection, admin.ModelAdmin):
     """The chat's moderation log: read-only, append-only."""
 
     list_display = ["created_at", "action", "user", "moderator", "message", "reason"]
@@ -456,11 +443,3 @@ class ChatModerationAdmin(CheckedSelection, admin.ModelAdmin):
     list_select_related = ["user", "moderator", "message"]
     fields = readonly_fields = ["created_at", "action", "user", "moderator", "message", "reason"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
