@@ -30,7 +30,7 @@ from accounts import bot_tokens
 from games import push
 from games.push.coalesce import Coalesced
 from games.actions import decisions, presence
-from games.actions.moves import clean_action
+from games.actions.moves import bot_decision_key, clean_action
 from games.models import Game, GameEvent, Seat
 from games.presenters.bot_view import seat_state
 
@@ -88,12 +88,12 @@ def read_state(game_id, seat):
 
 def _decide(game_id, seat, action, user, key):
     """A decision in a thread of its own, whose pooled connection goes back at its end
-    (see games.consumers._decide). The key is the HTTP API's, so that a program may retry
-    a decision over either and it is made once."""
+    (see games.consumers._decide). The key is the HTTP API's (moves.bot_decision_key), so
+    that a program may retry a decision over either and it is made once."""
     try:
         result = decisions.apply_decision(
             game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=f"api{user.pk}-{key}")
+            idempotency_key=bot_decision_key(user.pk, key))
         return result.event.seq
     finally:
         connection.close()

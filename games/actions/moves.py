@@ -31,3 +31,10 @@ def clean_action(action):
         if not isinstance(cards, list) or len(cards) > MAX_GIVE or not all(map(_code, cards)):
             return None
     return action
+
+
+def bot_decision_key(user_id, key):
+    """The idempotency key of a Bot API decision, over HTTP or the stream alike, so that a
+    program may retry one over either and it is made once; apart from the table page's
+    keys (`u<id>-`), which a program never sends."""
+    return f"api{user_id}-{key}"

@@ -15,7 +15,7 @@ from ninja import Field, Path, Router, Schema
 from ninja.errors import HttpError
 
 from games.actions import decisions
-from games.actions.moves import clean_action
+from games.actions.moves import bot_decision_key, clean_action
 from games.models import Game, GameEvent, Seat
 from games.presenters import bot_view
 from lobby import services as lobby
@@ -212,7 +212,7 @@ def decide(request, body: DecisionIn, game_id: int = GameId):
     try:
         result = decisions.apply_decision(
             found.pk, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=f"api{user.pk}-{body.key}", expected_seq=body.seq,
+            idempotency_key=bot_decision_key(user.pk, body.key), expected_seq=body.seq,
         )
     except decisions.DecisionRefused as exc:
         raise HttpError(REFUSED_STATUS.get(type(exc), 403), str(exc)) from None
