@@ -209,6 +209,13 @@ class PublicTable:
         return _scores(self._scores_key, yours)
 
     @cached_property
+    def deal_commitment(self):
+        """Public from the deal on: an HMAC keyed by the secret, which stays on the server.
+        Once per push, like the rest of what every reader sees alike."""
+        return fairness.commitment(self.game.pk, self.view["round"], self.game.seed,
+                                   self.game.deal_secret)
+
+    @cached_property
     def direction(self):
         return render_to_string("games/table.html#direction", {"view": self.view})
 
@@ -446,9 +453,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "key": uuid.uuid4().hex,
         "act_url": _act_url(get_script_prefix(), game.pk),  # once, not once per form
         "target_score": view["options"].get("target_score"),
-        # Public from the deal on: an HMAC keyed by the secret, which stays on the server.
-        "deal_commitment": fairness.commitment(game.pk, view["round"], game.seed,
-                                               game.deal_secret),
+        "deal_commitment": public.deal_commitment,
     }
 
 
