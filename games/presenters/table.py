@@ -164,7 +164,7 @@ class PublicTable:
         clocks = {number: (None if finished else clock_warning(self.game, number))
                   or (None, None, None) for number in range(self.players)}
         return [
-            {
+            _plate_words({
                 "number": number,
                 "name": self.name(number),
                 "team": number % self.half,
@@ -186,7 +186,7 @@ class PublicTable:
                 "clock": clocks[number][2],
                 "rating": self.ratings.get(number),
                 "bot_account": number in self.bot_accounts,
-            }
+            })
             for number in range(self.players)
         ]
 
@@ -214,6 +214,17 @@ class PublicTable:
         Once per push, like the rest of what every reader sees alike."""
         return fairness.commitment(self.game.pk, self.view["round"], self.game.seed,
                                    self.game.deal_secret)
+
+    @cached_property
+    def round_line(self):
+        """The status bar's round, target and deal commitment: alike for every reader."""
+        return render_to_string("games/table.html#round-line", {
+            "view": self.view, "finished": self.finished,
+            "target_score": self.view["options"].get("target_score"),
+            "deal_commitment": self.deal_commitment,
+            "verify_url": (reverse("history:verify", args=[self.game.pk])
+                           if self.deal_commitment else None),
+        })
 
     @cached_property
     def direction(self):
@@ -271,9 +282,44 @@ class PublicTable:
 # the scores come from the public view only).
 
 
+def _plate_words(p):
+    """Adds to plate `p` what its markup says of it whoever reads it: its marks (classes),
+    its accessible name around the reader's role, and the one word for its state."""
+    marks = "".join(mark for mark, on in (
+        (" to-play", p["to_play"]), (" is-out", p["out"]), (" is-departed", p["departed"]),
+        (" last-acted", p["last"]), (" just-traded", p["traded"])) if on)
+    cards_word = "card" if p["cards"] == 1 else "cards"
+    rest = [f", {p['cards']} {cards_word}"]
+    if p["out"]:
+        rest.append(", out")
+    if p["departed"]:
+        rest.append(", left the game")
+    if p["to_play"]:
+        rest.append(", to play")
+    if p["timeouts"]:
+        rest.append(f", {p['timeouts']} of {p['timeouts_limit']} time-outs")
+    if p["rating"]:
+        rest.append(f", rating {p['rating']}")
+    if p["last"]:
+        rest.append(", last to act")
+    state = ("left" if p["departed"] else "out" if p["out"] else "to play" if p["to_play"]
+             else "has chosen" if p["has_chosen"] else "choosing…" if p["choosing"]
+             else "deciding…" if p["waiting"] else "")
+    p.update(marks=marks, cards_word=cards_word, label_rest="".join(rest), state=state,
+             label_name=p["name"] + (" (bot account)" if p["bot_account"] else ""),
+             rules_url=_rules_url(get_script_prefix()))
+    return p
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_url(prefix):
+    return reverse("rules")
+
+
 @functools.lru_cache(maxsize=8192)
 def _plate(items, role):
-    return render_to_string("games/table.html#plate", {"p": dict(items), "role": role})
+    p = dict(items)
+    return render_to_string("games/table.html#plate", {"p": p, "role": role, "shape": p["shape"]})
 
 
 @functools.lru_cache(maxsize=1024)
@@ -294,6 +340,19 @@ def _hand_card(index, code, mode, enabled, playable):
     card = card_face(code)
     card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable)
     return render_to_string("games/table.html#hand-card", {"card": card, "mode": mode})
+
+
+@functools.lru_cache(maxsize=64)
+def _colour_choice(code):
+    """A playable Wild's four colour buttons (see _plate): the same for every reader."""
+    return render_to_string("games/table.html#colour-choice", {
+        "wild": card_face(code),
+        "colors": [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"],
+    })
+
+
+def _wild_choice(code):
+    return dict(card_face(code), choice=_colour_choice(code))
 
 
 def _log(rows, seat, public):
@@ -428,8 +487,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "can_draw": "draw" in kinds and not bot_for_good,
         "can_pass": "pass_turn" in kinds and not bot_for_good,
         "can_take": "take_penalty" in kinds and not bot_for_good,
-        "wild_playable": [] if bot_for_good else [card_face(c) for c in wild_playable],
-        "colors": [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"],
+        "wild_playable": [] if bot_for_good else [_wild_choice(c) for c in wild_playable],
         "can_concede": (seat is not None and not finished and not view["departed"][seat]
                         and not bot_for_good),
         "finished": finished,
@@ -452,8 +510,6 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "announce": announce,
         "key": uuid.uuid4().hex,
         "act_url": _act_url(get_script_prefix(), game.pk),  # once, not once per form
-        "target_score": view["options"].get("target_score"),
-        "deal_commitment": public.deal_commitment,
     }
 
 

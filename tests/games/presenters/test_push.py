@@ -79,12 +79,13 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
     counts = {name: rendered.count(name) for name in set(rendered)}
     assert counts.pop("fragments") == players + 1
     assert counts.pop("direction") == counts.pop("centre") == counts.pop("result") == 1
+    assert counts.pop("round-line") == 1
     # Each plate as nobody's, its reader's own and its reader's partner's: nine readers
     # would have needed 72 plates rendered each for themselves.
     assert counts.pop("plate") == 3 * players
     # The scores as each team's readers see them, and as a spectator does.
     assert counts.pop("scores") == players // 2 + 1
-    assert set(counts) <= {"hand-card"}
+    assert set(counts) <= {"hand-card", "colour-choice"}
 
     # A move changes a plate or a few: only those are rendered again, in their three roles.
     before = plate_data(game)
