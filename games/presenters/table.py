@@ -479,6 +479,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "plates_html": public.plates_for(seat),
         "scores_html": public.scores(None if seat is None else seat % half),
         "hand": hand,
+        "hand_html": mark_safe("".join(card["button"] for card in hand)),
         "mode": mode,
         # The one pick button says which trade it makes (its id stays btn-pick).
         "pick_label": "Swap card" if decision == "swap" else "Pass card",

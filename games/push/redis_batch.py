@@ -2,9 +2,9 @@
 internals (`_group_key`, `_map_channel_keys_to_connection`, the groups' sorted sets).
 
 A push to a table sends a different message to each seat's group. channels-redis's own
-`group_send` costs four round trips per group; here every group's members are read in one
-pipeline, then expired messages are dropped and each member's own message added by one
-script call: two round trips in all (docs/load.md). Each group still gets only its own
+`group_send` costs four round trips per group; here every group's members are read by one
+script call, then expired messages are dropped and each member's own message added by
+another: two round trips in all (docs/load.md). Each group still gets only its own
 message; a Redis key (one per Daphne process) that serves several groups gets one message
 per group. Several Redis hosts (sharding) keep channels-redis's own sends. The tests of
 this module run it beside channels-redis's own `group_send` on a real Redis, so an upgrade
@@ -27,17 +27,32 @@ def batched(layer):
     return isinstance(layer, RedisChannelLayer) and layer.ring_size == 1
 
 
+_MEMBERS_LUA = """
+local found = {}
+for i = 1, #KEYS do
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, ARGV[1])
+    found[i] = redis.call('ZRANGE', KEYS[i], 0, -1)
+end
+return found
+"""
+_members_script = None
+
+
 async def group_members(layer, groups):
-    """{group: [channel]} in one pipeline, as channels-redis's group_send reads them."""
-    now = int(time.time())
-    pipe = layer.connection(0).pipeline(transaction=False)
-    for group in groups:
-        key = layer._group_key(group)
-        pipe.zremrangebyscore(key, min=0, max=now - layer.group_expiry)
-        pipe.zrange(key, 0, -1)
-    replies = await pipe.execute()
-    return {group: [m.decode("utf8") for m in found]
-            for group, found in zip(groups, replies[1::2])}
+    """{group: [channel]} as channels-redis's group_send reads them (expired members
+    dropped first), in one script call: a push reads a table's seat groups and its people's
+    site-socket groups, and a pipeline of two commands per group cost the client more to
+    pack and parse than the one call."""
+    global _members_script
+    if not groups:
+        return {}
+    connection = layer.connection(0)
+    if _members_script is None:
+        _members_script = connection.register_script(_MEMBERS_LUA)
+    replies = await _members_script(
+        keys=[layer._group_key(group) for group in groups],
+        args=[int(time.time()) - layer.group_expiry], client=connection)
+    return {group: [m.decode("utf8") for m in found] for group, found in zip(groups, replies)}
 
 
 _BATCH_LUA = """
