@@ -9,7 +9,7 @@ sees the real game and exists only to measure what hidden information costs (doc
 
 import random
 
-from .memory import SeatMemory
+from .memory import INFERENCES, SeatMemory
 from .policies import easy_action, normal_action, random_action
 from .search import Budget, hard_decide, oracle_decide_search, searchable
 
@@ -21,13 +21,15 @@ LEVELS = ("random", "easy", "normal", "hard")
 SITE_BUDGET = Budget(actions=10_000)
 
 
-def decide(level, view, legal_actions, history, rng, *, budget=None):
+def decide(level, view, legal_actions, history, rng, *, budget=None, inference=None):
     """The action `level` takes for the seat whose view this is.
 
     view: `game.view(seat)`; legal_actions: `game.legal_actions(seat)` ([] with
     `view["must_give"]` > 0 means a give the bot builds itself); history: the seat's visible
     events, oldest first; rng: a seeded `random.Random` (the only randomness used).
-    budget: Hard's `Budget` (default `SITE_BUDGET`). Returns an action dict.
+    budget: Hard's `Budget` (default `SITE_BUDGET`); inference: the names of the
+    inferences Hard draws from the other seats' moves (default `memory.INFERENCES`, what the
+    site uses; the ladder compares others). Returns an action dict.
     """
     if not legal_actions and not view.get("must_give"):
         raise ValueError("This seat has nothing to decide now.")
@@ -37,7 +39,7 @@ def decide(level, view, legal_actions, history, rng, *, budget=None):
         return easy_action(view, legal_actions, rng)
     if level not in ("normal", "hard"):
         raise ValueError(f"unknown bot level {level!r}")
-    memory = SeatMemory.build(view, history)
+    memory = SeatMemory.build(view, history, INFERENCES if inference is None else inference)
     if level == "hard" and searchable(view, legal_actions):
         return hard_decide(view, legal_actions, history, rng, memory, budget or SITE_BUDGET)
     return normal_action(view, legal_actions, rng, memory)

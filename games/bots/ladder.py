@@ -1,7 +1,8 @@
 """Play bot levels against each other in duplicate pairs and report who wins.
 
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
-        [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H] A B
+        [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
+        [--infer-a NAMES] [--infer-b NAMES] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
@@ -10,7 +11,10 @@ Blocked games count as not won. The last line is exactly
 `A vs B: A won W of N (0.xxx, 95% CI [0.xxx, 0.xxx])` with a Wilson score interval.
 Hard and oracle search with the site's deterministic budget by default (SITE_BUDGET: a
 count of rollout actions), so a ladder run is reproducible; --actions and --rollouts set
-other deterministic budgets, --seconds a wall-clock one.
+other deterministic budgets, --seconds a wall-clock one. --infer-a / --infer-b set the
+inferences Hard draws from the other seats' moves on A's and B's side (comma-separated names
+from memory.LEANS, "all" or "none"; default: the site's), so `hard hard --infer-a all
+--infer-b none` measures them; with A equal to B the times are reported as A/a and B/b.
 """
 
 import argparse
@@ -24,15 +28,19 @@ from multiprocessing import Pool
 from games.engine import Game, Options
 
 from . import SITE_BUDGET, Budget, decide, oracle_decide
+from .memory import ALL_INFERENCES, INFERENCES, LEANS
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
 
-def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000):
+def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000,
+         inferences=None, labels=None):
     """One game; `levels[team]` plays that team's seats. Returns the finished Game.
 
     Each seat gets its own seeded generator and its own visible event stream, exactly
-    what the site would hand the bot. `times` (level -> list) collects decision seconds."""
+    what the site would hand the bot. `times` (label -> list) collects decision seconds;
+    `inferences[team]`, Hard's inferences for that team (None: the site's); `labels[team]`
+    names the team in `times` (default its level)."""
     g = Game.new(options, deal_seed)
     n, half = g.n, g.half
     hist = [[] for _ in range(n)]
@@ -49,30 +57,38 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
         if g.stage == "over":
             return g
         seat = g.waiting_on()[0]
-        level = levels[seat % half]
+        team = seat % half
+        level = levels[team]
         t0 = time.perf_counter()
         if level == "oracle":
             a = oracle_decide(g, seat, rngs[seat], budget=budget, history=hist[seat])
         else:
             a = decide(level, g.view(seat), g.legal_actions(seat), hist[seat], rngs[seat],
-                       budget=budget)
+                       budget=budget, inference=inferences[team] if inferences else None)
         if times is not None:
-            times.setdefault(level, []).append(time.perf_counter() - t0)
+            label = labels[team] if labels else level
+            times.setdefault(label, []).append(time.perf_counter() - t0)
         deliver(g.act(seat, a))
     raise RuntimeError(f"game {deal_seed} did not end")
 
 
 def _pair(args):
-    options, seed, i, a, b, budget, games = args
+    options, seed, i, a, b, budget, games, infer_a, infer_b = args
     teams = options.players // 2
     deal = seed * 1_000_003 + i
     wins = 0
     played = 0
     times = {}
+    la, lb = (f"{a}/A", f"{b}/B") if a == b else (a, b)
     for k, a_team in enumerate((0, 1)[:games]):
         levels = [b] * teams
         levels[a_team] = a
-        g = play(options, deal, levels, f"{seed}:{i}:{k}", budget, times)
+        inferences = [infer_b] * teams
+        inferences[a_team] = infer_a
+        labels = [lb] * teams
+        labels[a_team] = la
+        g = play(options, deal, levels, f"{seed}:{i}:{k}", budget, times,
+                 inferences=inferences, labels=labels)
         played += 1
         wins += g.game_over["winner"] == a_team
     return wins, played, times
@@ -105,6 +121,23 @@ def _add(wins, played, times, w, p, t, o):
     return wins, played
 
 
+def _inferences(text):
+    if text == "all":
+        return ALL_INFERENCES
+    if text == "none":
+        return frozenset()
+    names = frozenset(x.strip() for x in text.split(",") if x.strip())
+    unknown = names - set(LEANS) - {"legacy_sampler"}
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown inference(s) {sorted(unknown)}; "
+                                         f"choose from {sorted(LEANS)}, all, none")
+    return names
+
+
+def _names(infer):
+    return ",".join(sorted(infer)) or "none"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, required=True)
@@ -118,6 +151,8 @@ def main(argv=None):
     ap.add_argument("--rollouts", type=int, default=None)
     ap.add_argument("--seconds", type=float, default=None)
     ap.add_argument("--horizon", type=int, default=None)
+    ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
+    ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("A", choices=CHOICES)
     ap.add_argument("B", choices=CHOICES)
     o = ap.parse_args(argv)
@@ -133,8 +168,8 @@ def main(argv=None):
                         min_samples=SITE_BUDGET.min_samples,
                         max_samples=SITE_BUDGET.max_samples)
     deals = (o.games + 1) // 2
-    jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1)
-            for i in range(deals)]
+    jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1,
+             o.infer_a, o.infer_b) for i in range(deals)]
     wins = played = 0
     times = {}
     t0 = time.perf_counter()
@@ -148,7 +183,8 @@ def main(argv=None):
             wins, played = _add(wins, played, times, *_pair(j), o)
     elapsed = time.perf_counter() - t0
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
-          f"{elapsed:.1f} s", file=sys.stdout)
+          f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}, {elapsed:.1f} s",
+          file=sys.stdout)
     for level in sorted(times):
         xs = times[level]
         print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "

@@ -3,11 +3,12 @@
 Hard samples the hidden cards from what its seat knows (`SeatMemory`): the unknown pool is
 the deck minus the discard pile, its own hand and the cards it knows its partner holds; the
 partner's known cards are placed first, seats known to lack a colour (or Wilds) get cards
-they can hold where the pool allows, and the rest of the pool is the draw pile in random
-order. Each sample becomes a real engine game (`Game.from_view`), every candidate move is
-tried on the same samples with the same rollout seed (common random numbers), and each is
-played out by Normal for every seat for up to `horizon` actions, then scored by who won or
-by the cards left. Normal's move is left only when a paired z-test on the samples says
+they can hold where the pool allows, each seat's cards are drawn with the per-card weights
+the memory inferred from its moves (`SeatMemory.lean`; none on the site), and the rest of
+the pool is the draw pile in random order. Each sample becomes a real engine game
+(`Game.from_view`), every candidate move is tried on the same samples with the same rollout
+seed (common random numbers), and each is played out by Normal for every seat for up to
+`horizon` actions, then scored by who won or by the cards left. Normal's move is left only when a paired z-test on the samples says
 another is better.
 
 Every decision with a choice is searched: a turn, a waiting penalty, a drawn Wild's colour,
@@ -24,6 +25,7 @@ import time
 from games.engine import Game
 from games.engine.cards import COLOR, IS_WILD, POINTS
 
+from .memory import CLASSES
 from .policies import (
     Ctx,
     card_scores,
@@ -191,7 +193,71 @@ def decision_candidates(view, legal, ctx):
 
 
 def sample_world(view, memory, rng):
-    """Hidden hands and a draw pile consistent with the seat's knowledge: (hands, draw)."""
+    """Hidden hands and a draw pile consistent with the seat's knowledge: (hands, draw).
+
+    Each seat's cards are drawn one at a time, a card of class k (a colour, or "W" for a
+    Wild) with probability proportional to how many the pool has left times
+    exp(memory.lean[seat][k]), the likelihood per card of what the seat was seen to do; a
+    class the seat is known to lack has weight 0 while the pool allows."""
+    if "legacy_sampler" in memory.infer:
+        return _sample_uniform(view, memory, rng)
+    n = view["players"]
+    me = view["seat"]
+    partner = memory.partner
+    sizes = view["hand_sizes"]
+    pool = memory.unknown_pool(view)
+    bins = {k: [] for k in CLASSES}
+    for c, k in sorted(pool.items()):
+        if k > 0:
+            bins["W" if c in IS_WILD else COLOR[c]] += [c] * k
+    for k in CLASSES:
+        rng.shuffle(bins[k])
+    hands = [[] for _ in range(n)]
+    hands[me] = list(view["hand"])
+    hands[partner] = list(memory.partner_known.elements()) if sizes[partner] else []
+    # Seats with known voids first, so the cards they can hold are still there.
+    order = sorted((s for s in range(n) if s != me),
+                   key=lambda s: (-len(memory.voids[s]), s))
+    for s in order:
+        need = sizes[s] - len(hands[s])
+        if need <= 0:
+            continue
+        void = memory.voids[s]
+        lean = memory.lean[s]
+        weight = {k: 0.0 if k in void else math.exp(lean[k]) for k in CLASSES}
+        hand = hands[s]
+        for _ in range(need):
+            total = 0.0
+            for k in CLASSES:
+                total += weight[k] * len(bins[k])
+            if total <= 0.0:
+                # Only classes it is known to lack are left: knowledge out of date.
+                weight = dict.fromkeys(CLASSES, 1.0)
+                total = float(sum(len(b) for b in bins.values()))
+                if not total:
+                    break
+            x = rng.random() * total
+            for k in CLASSES:
+                x -= weight[k] * len(bins[k])
+                if x < 0.0 and bins[k]:
+                    break
+            else:
+                k = next(k for k in reversed(CLASSES) if bins[k] and weight[k] > 0.0)
+            hand.append(bins[k].pop())
+    draw = [c for k in CLASSES for c in bins[k]]
+    rng.shuffle(draw)
+    size = view["draw_pile_size"]
+    if len(draw) != size:
+        # Knowledge out of step with the table (should not happen): trust the view's sizes.
+        raise ValueError(f"sampled {len(draw)} draw-pile cards, the view says {size}")
+    return hands, draw
+
+
+def _sample_uniform(view, memory, rng):
+    """Benchmark only (`legacy_sampler` in the ladder's --infer-a/--infer-b): the sampler
+    Hard had before the leans. It is not uniform: a void seat scans the shuffled pool and
+    skips the cards it cannot hold, which then sit at the front of what is left, so the
+    next seat dealt gets most of them (docs/bots.md)."""
     n = view["players"]
     me = view["seat"]
     partner = memory.partner
