@@ -8,8 +8,8 @@ the memory inferred from its moves (`SeatMemory.lean`; none on the site), and th
 the pool is the draw pile in random order. Each sample becomes a real engine game
 (`Game.from_view`), every candidate move is tried on the same samples with the same rollout
 seed (common random numbers), and each is played out by Normal for every seat for up to
-`horizon` actions, then scored by who won or by the cards left. Normal's move is left only when a paired z-test on the samples says
-another is better.
+`horizon` actions, then scored by who won or by the cards left. Normal's move is left only
+when a paired z-test on the samples says another is better.
 
 Every decision with a choice is searched: a turn, a waiting penalty, a drawn Wild's colour,
 and the team choices (setup pass, symbol swap, half pass and tag-in give), for which
