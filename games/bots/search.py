@@ -201,9 +201,6 @@ def sample_world(view, memory, rng):
     class the seat is known to lack has weight 0 while the pool allows."""
     if "legacy_sampler" in memory.infer:
         return _sample_uniform(view, memory, rng)
-    n = view["players"]
-    me = view["seat"]
-    partner = memory.partner
     sizes = view["hand_sizes"]
     pool = memory.unknown_pool(view)
     bins = {k: [] for k in CLASSES}
@@ -212,12 +209,7 @@ def sample_world(view, memory, rng):
             bins["W" if c in IS_WILD else COLOR[c]] += [c] * k
     for k in CLASSES:
         rng.shuffle(bins[k])
-    hands = [[] for _ in range(n)]
-    hands[me] = list(view["hand"])
-    hands[partner] = list(memory.partner_known.elements()) if sizes[partner] else []
-    # Seats with known voids first, so the cards they can hold are still there.
-    order = sorted((s for s in range(n) if s != me),
-                   key=lambda s: (-len(memory.voids[s]), s))
+    hands, order = _known_hands(view, memory)
     for s in order:
         need = sizes[s] - len(hands[s])
         if need <= 0:
@@ -253,24 +245,29 @@ def sample_world(view, memory, rng):
     return hands, draw
 
 
+def _known_hands(view, memory):
+    """The hands as far as the seat knows them (its own, the cards it handed its partner)
+    and the order the others are dealt in: seats with known voids first, so the cards they
+    can hold are still there."""
+    n, me, partner = view["players"], view["seat"], memory.partner
+    hands = [[] for _ in range(n)]
+    hands[me] = list(view["hand"])
+    hands[partner] = (list(memory.partner_known.elements())
+                      if view["hand_sizes"][partner] else [])
+    order = sorted((s for s in range(n) if s != me), key=lambda s: (-len(memory.voids[s]), s))
+    return hands, order
+
+
 def _sample_uniform(view, memory, rng):
     """Benchmark only (`legacy_sampler` in the ladder's --infer-a/--infer-b): the sampler
     Hard had before the leans. It is not uniform: a void seat scans the shuffled pool and
     skips the cards it cannot hold, which then sit at the front of what is left, so the
     next seat dealt gets most of them (docs/bots.md)."""
-    n = view["players"]
-    me = view["seat"]
-    partner = memory.partner
     sizes = view["hand_sizes"]
     pool = memory.unknown_pool(view)
     cards = [c for c, k in sorted(pool.items()) if k > 0 for _ in range(k)]
     rng.shuffle(cards)
-    hands = [[] for _ in range(n)]
-    hands[me] = list(view["hand"])
-    hands[partner] = list(memory.partner_known.elements()) if sizes[partner] else []
-    # Seats with known voids first, each taking cards it can hold.
-    order = sorted((s for s in range(n) if s != me),
-                   key=lambda s: (-len(memory.voids[s]), s))
+    hands, order = _known_hands(view, memory)
     for s in order:
         need = sizes[s] - len(hands[s])
         if need <= 0:
