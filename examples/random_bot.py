@@ -4,8 +4,15 @@
     python examples/random_bot.py --url https://wildcards.example --token wct_...
 
 It accepts every invitation of its bot account, opens the stream of each of its seats,
-and whenever a seat has a decision to make it sends one legal action picked at random,
-with a fresh idempotency key. It stops, exit status 0, once every game it sat at is over.
+and whenever a seat has a decision to make it sends one legal action picked at random
+over that stream, with a fresh idempotency key. It stops, exit status 0, once every game
+it sat at is over.
+
+Decisions go over the stream rather than POST /decisions because every HTTP call counts
+against the token's rate limit, and a fast table (site bots answer at once) can ask a seat
+for more decisions a minute than the limit allows; the HTTP calls left are the account,
+the invitations and the seats, looked at every --poll seconds while it waits for a game
+and every --poll-playing seconds while one is under way.
 
 Needs Python 3.10+ and the `websockets` package (pip install websockets); everything else
 is the standard library. The site's page "Bot accounts and the Bot API" explains each step.
@@ -62,23 +69,45 @@ def stream_url(url, game):
     return f"{base}/api/bot/games/{game}/stream"
 
 
-async def decide(api, game, seat, state):
-    """Sends a random legal decision while the seat has one to make. A refusal (the game
-    moved meanwhile, say) is answered by reading the seat again: the stream sends only
-    newer states, and none comes while the game waits on this seat."""
-    for _ in range(3):
-        if not state.get("your_turn") or (action := choose(state)) is None:
+class Seat:
+    """One seat's decisions over its stream: at most one in flight, answered `ok` with its
+    seq or `error`. States that come while one is in flight wait; the newest is acted on
+    once the answer is in, unless it is older than the decision made (the stream sent it
+    before our decision reached the game)."""
+
+    def __init__(self, socket, game, seat):
+        self.socket, self.game, self.seat = socket, game, seat
+        self.pending = None  # the key of the decision sent and not answered yet
+        self.waiting = None  # the newest state that came meanwhile
+        self.made = -1  # the seq of the last decision made
+
+    async def state(self, state):
+        self.waiting = state
+        if self.pending is None:
+            await self.decide()
+
+    async def answer(self, message):
+        if message.get("key") != self.pending:
+            return
+        self.pending = None
+        if message["type"] == "ok":
+            self.made = message["seq"]
+        else:  # refused: the game moved on, and the stream sends (or sent) the newer state
+            print(f"game {self.game} seat {self.seat}: refused: {message['message']}",
+                  flush=True)
+        await self.decide()
+
+    async def decide(self):
+        state, self.waiting = self.waiting, None
+        if state is None or state["seq"] < self.made or not state.get("your_turn"):
+            return
+        if (action := choose(state)) is None:
             return
         # A fresh key per decision: sent again (a retry), it would move nothing.
-        status, answer = await asyncio.to_thread(
-            api.call, "POST", f"/games/{game}/decisions",
-            {"action": action, "key": uuid.uuid4().hex})
-        print(f"game {game} seat {seat}: {json.dumps(action)} -> {status} {answer}", flush=True)
-        if status == 200:
-            return
-        status, state = await asyncio.to_thread(api.call, "GET", f"/games/{game}")
-        if status != 200:
-            return
+        self.pending = uuid.uuid4().hex
+        print(f"game {self.game} seat {self.seat}: {json.dumps(action)} at {state['seq']}",
+              flush=True)
+        await self.socket.send(json.dumps({"type": "act", "action": action, "key": self.pending}))
 
 
 async def play(api, game, seat):
@@ -89,10 +118,13 @@ async def play(api, game, seat):
             # The site accepts sockets from its own origin only: say which site this is.
             async with websockets.connect(stream_url(api.url, game), additional_headers=headers,
                                           origin=api.url.rstrip("/")) as socket:
+                player = Seat(socket, game, seat)
                 async for text in socket:
                     message = json.loads(text)
-                    if message["type"] == "error":
-                        print(f"game {game}: refused: {message['message']}", flush=True)
+                    if message["type"] in ("ok", "error"):
+                        if message["type"] == "error" and message.get("key") is None:
+                            print(f"game {game}: refused: {message['message']}", flush=True)
+                        await player.answer(message)
                         continue
                     if message["type"] != "state":
                         continue
@@ -101,7 +133,7 @@ async def play(api, game, seat):
                         print(f"game {game}: over ({message['status']}), winner: team "
                               f"{over.get('winner')}", flush=True)
                         return message["status"]
-                    await decide(api, game, seat, message)
+                    await player.state(message)
         except websockets.ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd else None
             if code in (4401, 4404, 4410):  # the token or the seat is gone: nothing to retry
@@ -114,22 +146,38 @@ async def play(api, game, seat):
 
 async def main(args):
     api = Api(args.url, args.token)
-    status, account = api.call("GET", "/account")
+
+    async def call(method, path):
+        # In a thread: a rate-limited call sleeps there, not in the loop the streams run on.
+        return await asyncio.to_thread(api.call, method, path)
+
+    async def listed(path):
+        status, found = await call("GET", path)
+        return found if status == 200 else []
+
+    status, account = await call("GET", "/account")
     if status != 200:
         print(f"the token was refused: {status} {account}", file=sys.stderr)
         return 2
     print(f"playing as {account['username']}", flush=True)
     playing, results = {}, {}
     give_up = time.monotonic() + args.wait
+    looked = None  # when the invitations and seats were last read
     while True:
-        for invitation in api.call("GET", "/invitations")[1]:
-            status, answer = api.call("POST", f"/invitations/{invitation['id']}/accept")
-            print(f"invitation {invitation['id']} to game {invitation['game']} seat "
-                  f"{invitation['seat']}: {status} {answer}", flush=True)
-        for seat in api.call("GET", "/seats")[1]:
-            if seat["game"] not in playing:
-                print(f"game {seat['game']}: seated at {seat['seat']}", flush=True)
-                playing[seat["game"]] = asyncio.create_task(play(api, seat["game"], seat["seat"]))
+        # Every call counts against the token's rate limit, which the decisions need: while
+        # a game is under way, new invitations are looked for only every --poll-playing s.
+        every = args.poll_playing if len(results) < len(playing) else args.poll
+        if looked is None or time.monotonic() - looked >= every:
+            looked = time.monotonic()
+            for invitation in await listed("/invitations"):
+                status, answer = await call("POST", f"/invitations/{invitation['id']}/accept")
+                print(f"invitation {invitation['id']} to game {invitation['game']} seat "
+                      f"{invitation['seat']}: {status} {answer}", flush=True)
+            for seat in await listed("/seats"):
+                if seat["game"] not in playing:
+                    print(f"game {seat['game']}: seated at {seat['seat']}", flush=True)
+                    playing[seat["game"]] = asyncio.create_task(
+                        play(api, seat["game"], seat["seat"]))
         for game, task in list(playing.items()):
             if task.done():
                 results[game] = task.result()
@@ -138,7 +186,7 @@ async def main(args):
         if not playing and time.monotonic() > give_up:
             print("no invitation and no seat: nothing to play", file=sys.stderr)
             return 1
-        await asyncio.sleep(args.poll)
+        await asyncio.sleep(min(args.poll, 1))
 
 
 if __name__ == "__main__":
@@ -149,4 +197,6 @@ if __name__ == "__main__":
                         help="seconds to wait for a first invitation or seat (default 60)")
     parser.add_argument("--poll", type=float, default=2,
                         help="seconds between looks for new invitations (default 2)")
+    parser.add_argument("--poll-playing", type=float, default=30,
+                        help="the same while a game is under way (default 30)")
     sys.exit(asyncio.run(main(parser.parse_args())))

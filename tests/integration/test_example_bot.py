@@ -4,7 +4,7 @@ Daphne process, a real Celery worker and beat, PostgreSQL and Redis, all subproc
 Ana hosts (this test clicks her moves, through the same door as her page would), site bots
 sit at seats 2 and 3, and the bot account she invites to seat 1 is played by the example,
 run as a subprocess with its token: it accepts the invitation, opens its stream and sends
-random legal moves over HTTP until the game ends.
+random legal moves on it until the game ends.
 """
 
 import os
@@ -135,5 +135,8 @@ def test_the_example_bot_plays_a_whole_game_against_the_real_site(daphne, worker
     made = GameEvent.objects.filter(game=game, seat=1, user=robo, actor="person")
     assert made.count() >= 3, output[-4000:]
     assert not GameEvent.objects.filter(game=game, seat=1, actor="timeout").exists()
+    # Its HTTP calls stayed inside the token's rate limit: a 429 is a Retry-After to sleep
+    # while the move timer runs.
+    assert '" 429 ' not in (worker_and_beat / "daphne.log").read_text()
     assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) \
         >= {2, 3}
