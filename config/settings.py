@@ -144,6 +144,15 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The table's live parts only (config/jinja2.py says why and how it matches the
+        # Django engine above); rendered through games.presenters.table.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "config.jinja2.environment"},
+    },
 ]
 
 # --- Database -------------------------------------------------------------

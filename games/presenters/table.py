@@ -18,6 +18,8 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
+from django.template import engines
+from django.template.backends.utils import csrf_input_lazy
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
 from django.utils.functional import cached_property
@@ -61,6 +63,19 @@ def clock_warning(game, number):
         started = deadlines.at(clock.get("started")) or due - game.decision_window()
         warn = due - (due - started) / WARN_SHARE
     return due.isoformat(), warn.isoformat(), f"{number}-{clock.get('since', 0)}"
+
+
+def _jinja():
+    """The Jinja2 environment (settings.TEMPLATES, config/jinja2.py) the table's live parts
+    are rendered with: they are rendered for every move of every table, and Jinja2 compiles a
+    template to Python where Django's engine walks its nodes on every render (docs/table.md,
+    "Templates")."""
+    return engines["jinja2"].env
+
+
+def _parts():
+    """templates/jinja2/games/table_parts.html's macros."""
+    return _jinja().get_template("games/table_parts.html").module
 
 
 @functools.lru_cache(maxsize=4096)
@@ -218,30 +233,22 @@ class PublicTable:
     @cached_property
     def round_line(self):
         """The status bar's round, target and deal commitment: alike for every reader."""
-        return render_to_string("games/table.html#round-line", {
-            "view": self.view, "finished": self.finished,
-            "target_score": self.view["options"].get("target_score"),
-            "deal_commitment": self.deal_commitment,
-            "verify_url": (reverse("history:verify", args=[self.game.pk])
-                           if self.deal_commitment else None),
-        })
+        return _parts().round_line(
+            self.view, self.view["options"].get("target_score"), self.deal_commitment,
+            reverse("history:verify", args=[self.game.pk]) if self.deal_commitment else None,
+            self.finished)
 
     @cached_property
     def direction(self):
-        return render_to_string("games/table.html#direction", {"view": self.view})
+        return _parts().direction(self.view)
 
     @cached_property
     def centre(self):
         view = self.view
         discard = view["discard"]
-        return render_to_string("games/table.html#centre", {
-            "view": view,
-            "top": card_face(discard[-1]) if discard else None,
-            "color_name": COLOR_NAMES.get(view.get("color")),
-            "color_symbol": SYMBOLS.get(view.get("color")),
-            "discard_count": len(discard),
-            "discard_html": discard_list_html(discard),
-        })
+        return _parts().centre(
+            view, card_face(discard[-1]) if discard else None, COLOR_NAMES.get(view.get("color")),
+            SYMBOLS.get(view.get("color")), len(discard), discard_list_html(discard))
 
     @cached_property
     def result(self):
@@ -264,14 +271,18 @@ class PublicTable:
                     "members": self.teams[team]["members"], "score": view["scores"][team],
                 })
         winner = result.get("winner") if result else None
-        return render_to_string("games/table.html#result", {
+        changes = rating_views.rating_changes(self.game) if ranking and self.game.rated else []
+        return _parts().result({
             "seq": self.seq, "view": view, "result": result, "result_rows": rows,
             "result_team": TEAM_SHAPES[winner] if winner is not None else None,
             "teams": self.teams, "ranking": ranking,
-            "rating_changes": (rating_views.rating_changes(self.game)
-                               if ranking and self.game.rated else []),
+            # The ratings' own Django template: shown once a game, not worth a copy.
+            "rating_changes_html": (render_to_string("ratings/change.html",
+                                                     {"changes": changes})
+                                    if ranking else ""),
             "verify_url": (reverse("history:verify", args=[self.game.pk])
                            if ranking and fairness.revealed(self.game) else None),
+            "lobby_url": reverse("lobby:index") if ranking else None,
         })
 
 
@@ -318,17 +329,14 @@ def _rules_url(prefix):
 
 @functools.lru_cache(maxsize=8192)
 def _plate(items, role):
-    p = dict(items)
-    return render_to_string("games/table.html#plate", {"p": p, "role": role, "shape": p["shape"]})
+    return _parts().plate(dict(items), role)
 
 
 @functools.lru_cache(maxsize=1024)
 def _scores(teams, yours):
-    return render_to_string("games/table.html#scores", {
-        "teams": [{"team": t, "shape": shape, "score": score, "departed": departed}
-                  for t, shape, score, departed in teams],
-        "yours": yours,
-    })
+    return _parts().scores(
+        [{"team": t, "shape": shape, "score": score, "departed": departed}
+         for t, shape, score, departed in teams], yours)
 
 
 # --- one reader's table -----------------------------------------------------------------------
@@ -339,16 +347,15 @@ def _hand_card(index, code, mode, enabled, playable):
     """One card button of a hand (see _plate)."""
     card = card_face(code)
     card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable)
-    return render_to_string("games/table.html#hand-card", {"card": card, "mode": mode})
+    return _parts().hand_card(card, mode)
 
 
 @functools.lru_cache(maxsize=64)
 def _colour_choice(code):
     """A playable Wild's four colour buttons (see _plate): the same for every reader."""
-    return render_to_string("games/table.html#colour-choice", {
-        "wild": card_face(code),
-        "colors": [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"],
-    })
+    return _parts().colour_choice(
+        card_face(code),
+        [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"])
 
 
 def _wild_choice(code):
@@ -493,6 +500,9 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
                         and not bot_for_good),
         "finished": finished,
         "play_again": seat is not None and game.status == Game.Status.FINISHED,
+        "again_url": (reverse("games:again", args=[game.pk])
+                      if seat is not None and game.status == Game.Status.FINISHED else None),
+        "rules_url": _rules_url(get_script_prefix()),
         "rematch": public.rematch,
         "my_turn_label": my_turn_label,
         "turn_name": turn_name,
@@ -515,7 +525,12 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
 
 
 def render_fragments(context, request=None):
-    """The live fragments as one HTML string of out-of-band swaps (stable ids)."""
-    return render_to_string("games/table.html#fragments", context, request=request)
+    """The live fragments as one HTML string of out-of-band swaps (stable ids): the push, the
+    resync and the page itself (games/table.html places it) render them here. A push has no
+    request, so its forms carry no CSRF field: table.js sends moves on the socket, and a
+    form it posts takes the field from the page."""
+    template = _jinja().get_template("games/fragments.html")
+    return mark_safe(template.render(
+        {**context, "csrf_input": csrf_input_lazy(request) if request is not None else ""}))
 
 

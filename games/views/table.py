@@ -5,14 +5,14 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from games.actions import decisions, rematch
 from games.actions.moves import clean_action
 from games.models import Game, GameEvent
-from games.presenters.table import table_context
+from games.presenters.table import render_fragments, table_context
 
 
 def _get_game_for_user(request, game_id):
@@ -29,11 +29,18 @@ def _get_game_for_user(request, game_id):
 @login_required
 def play(request, game_id):
     game, seat = _get_game_for_user(request, game_id)
-    context = table_context(game, seat)
+    # An HTMX request is a resync (reconnect or a gap in the pushes): every fragment at once.
+    return _table(request, table_context(game, seat))
+
+
+def _table(request, context, status=200):
+    """The page, or its fragments alone for HTMX; the fragments come from the same renderer
+    as a push's."""
+    fragments = render_fragments(context, request)
     if request.htmx:
-        # A resync (reconnect or a gap in the pushes): every fragment at once.
-        return render(request, "games/table.html#fragments", context)
-    return render(request, "games/table.html", context)
+        return HttpResponse(fragments, status=status)
+    return render(request, "games/table.html", {**context, "fragments": fragments},
+                  status=status)
 
 
 def _parse_action(post):
@@ -107,9 +114,9 @@ def act(request, game_id):
         # The fragments, with the reason in the status bar; table.js shows a refused
         # answer's fragments too.
         context["error"] = error
-        return render(request, "games/table.html#fragments", context, status=status)
+        return _table(request, context, status)
     messages.error(request, error)
-    return render(request, "games/table.html", context, status=status)
+    return _table(request, context, status)
 
 
 @login_required
