@@ -2,19 +2,21 @@
 
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
-        [--infer-a NAMES] [--infer-b NAMES] A B
+        [--score share|best] [--z Z] [--infer-a NAMES] [--infer-b NAMES] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
 the deal cancels. N counts played games (N/2 deals; an odd N plays the last deal once).
 Blocked games count as not won. The last line is exactly
 `A vs B: A won W of N (0.xxx, 95% CI [0.xxx, 0.xxx])` with a Wilson score interval.
-Hard and oracle search with the site's deterministic budget by default (SITE_BUDGET: a
-count of rollout actions), so a ladder run is reproducible; --actions and --rollouts set
-other deterministic budgets, --seconds a wall-clock one. --infer-a / --infer-b set the
-inferences Hard draws from the other seats' moves on A's and B's side (comma-separated names
-from memory.LEANS, "all" or "none"; default: the site's), so `hard hard --infer-a all
---infer-b none` measures them; with A equal to B the times are reported as A/a and B/b.
+Hard and oracle search with the site's deterministic budget for the table size by default
+(site_budget(P): a count of rollout actions), so a ladder run is reproducible; --actions and
+--rollouts set other deterministic budgets, --seconds a wall-clock one; --horizon, --score
+(how an unfinished rollout is scored) and --z (the override threshold) change the search.
+--infer-a / --infer-b set the inferences Hard draws from the other seats' moves on A's and
+B's side (comma-separated names from memory.LEANS, "all" or "none"; default: the site's), so
+`hard hard --infer-a all --infer-b none` measures them; with A equal to B the times are
+reported as A/a and B/b.
 """
 
 import argparse
@@ -27,8 +29,9 @@ from multiprocessing import Pool
 
 from games.engine import Game, Options
 
-from . import SITE_BUDGET, Budget, decide, oracle_decide
+from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
+from .search import SCORES
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
@@ -151,6 +154,8 @@ def main(argv=None):
     ap.add_argument("--rollouts", type=int, default=None)
     ap.add_argument("--seconds", type=float, default=None)
     ap.add_argument("--horizon", type=int, default=None)
+    ap.add_argument("--score", choices=SCORES, default=None)
+    ap.add_argument("--z", type=float, default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("A", choices=CHOICES)
@@ -158,15 +163,17 @@ def main(argv=None):
     o = ap.parse_args(argv)
     options = Options(players=o.players, stacking=o.stacking,
                       final_card_penalty=not o.no_final_card_penalty, target_score=o.target)
-    horizon = o.horizon or SITE_BUDGET.horizon
+    site = site_budget(o.players)
+    horizon = o.horizon or site.horizon
+    knobs = dict(horizon=horizon, score=o.score or site.score,
+                 z=site.z if o.z is None else o.z)
     if o.seconds is not None:
-        budget = Budget(seconds=o.seconds, horizon=horizon)
+        budget = Budget(seconds=o.seconds, **knobs)
     elif o.rollouts is not None:
-        budget = Budget(rollouts=o.rollouts, horizon=horizon)
+        budget = Budget(rollouts=o.rollouts, **knobs)
     else:
-        budget = Budget(actions=o.actions or SITE_BUDGET.actions, horizon=horizon,
-                        min_samples=SITE_BUDGET.min_samples,
-                        max_samples=SITE_BUDGET.max_samples)
+        budget = Budget(actions=o.actions or site.actions, min_samples=site.min_samples,
+                        max_samples=site.max_samples, **knobs)
     deals = (o.games + 1) // 2
     jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1,
              o.infer_a, o.infer_b) for i in range(deals)]

@@ -39,6 +39,9 @@ from .policies import (
 
 MAX_CANDIDATES = 6
 HORIZON = 60
+# How an unfinished rollout is scored: "share", our team's share of exp(-0.45 * cards) over
+# every team; "best", the same against the best opposing team only (equal with two teams).
+SCORES = ("share", "best")
 
 
 class Budget:
@@ -52,10 +55,11 @@ class Budget:
 
     `min_samples`/`max_samples` bound the samples of an `actions` budget."""
 
-    __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples")
+    __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
+                 "score", "z")
 
     def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
-                 min_samples=8, max_samples=300):
+                 min_samples=8, max_samples=300, score="share", z=None):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -64,14 +68,19 @@ class Budget:
         self.horizon = horizon
         self.min_samples = min_samples
         self.max_samples = max_samples
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {SCORES}")
+        self.score = score
+        self.z = z
 
     def __repr__(self):
+        knobs = f"horizon={self.horizon}, score={self.score}, z={self.z or Z}"
         if self.rollouts is not None:
-            return f"Budget(rollouts={self.rollouts}, horizon={self.horizon})"
+            return f"Budget(rollouts={self.rollouts}, {knobs})"
         if self.actions is not None:
-            return (f"Budget(actions={self.actions}, horizon={self.horizon}, "
+            return (f"Budget(actions={self.actions}, {knobs}, "
                     f"samples {self.min_samples}..{self.max_samples})")
-        return f"Budget(seconds={self.seconds}, horizon={self.horizon})"
+        return f"Budget(seconds={self.seconds}, {knobs})"
 
     def more(self, runs, used, deadline):
         """Whether to draw another sample after `runs` samples that cost `used` actions."""
@@ -294,8 +303,9 @@ def _sample_uniform(view, memory, rng):
     return hands, draw
 
 
-def _value(g, team, start_round):
-    """1 for a win of `team`, 0 for a loss; unfinished: a share by cards left."""
+def _value(g, team, start_round, score="share"):
+    """1 for a win of `team`, 0 for a loss; unfinished: a share by cards left, over every
+    team ("share") or against the best opposing team only ("best")."""
     res = g.game_over if g.stage == "over" else None
     if res is None and g.round != start_round:
         res = g.last_round
@@ -312,11 +322,15 @@ def _value(g, team, start_round):
             continue
         cards = len(g.hands[t]) + len(g.hands[t + half])
         weights.append(math.exp(-0.45 * cards))
-    total = sum(weights)
+    if score == "best":
+        rival = max(w for t, w in enumerate(weights) if t != team)
+        total = weights[team] + rival
+    else:
+        total = sum(weights)
     return weights[team] / total if total else 0.0
 
 
-def rollout(g, team, horizon):
+def rollout(g, team, horizon, score="share"):
     """Play on with Normal for every seat; (value for `team`, actions played)."""
     start = g.round
     steps = 0
@@ -326,7 +340,7 @@ def rollout(g, team, horizon):
         seat = g.waiting_on()[0]
         g.act(seat, policy_for_game(g, seat))
         steps += 1
-    return _value(g, team, start), steps
+    return _value(g, team, start, score), steps
 
 
 def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
@@ -351,7 +365,7 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
         for a in cands:
             g = world(seed)
             g.act(me, a)
-            v, steps = rollout(g, team, budget.horizon)
+            v, steps = rollout(g, team, budget.horizon, budget.score)
             values.append(v)
             used += steps + 1
         for i, v in enumerate(values):
@@ -363,7 +377,7 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     # Leave Normal's move only when the samples say so clearly (a paired z-test), so that
     # noise from a small budget cannot make Hard weaker than its own rollout policy.
-    if best != base and not _clearly_better(diffs[best]):
+    if best != base and not _clearly_better(diffs[best], Z if budget.z is None else budget.z):
         best = base
     return cands[best]
 
@@ -371,13 +385,13 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
 Z = 1.5
 
 
-def _clearly_better(d):
+def _clearly_better(d, z=Z):
     k = len(d)
     if k < 2:
         return False
     mean = sum(d) / k
     var = sum((x - mean) ** 2 for x in d) / (k - 1)
-    return mean > 0 and mean * mean * k > Z * Z * var
+    return mean > 0 and mean * mean * k > z * z * var
 
 
 def _normal_index(cands, choice):

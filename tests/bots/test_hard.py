@@ -89,3 +89,62 @@ def test_the_oracle_sees_the_real_hands():
     assert ask("normal", g, 0) == {"type": "play", "card": "B2"}
     a = oracle_decide(g, 0, random.Random(0), budget=Budget(rollouts=4, horizon=20))
     assert a["card"] != "B2"
+
+
+def _table(sizes):
+    """A 6- or 8-player round-1 position whose seats hold `sizes` cards (plain, unplayable
+    on the Yellow 5 on top, so nothing about the cards matters but their number)."""
+    pool = [c for c in rest_of_deck(["Y5"]) if c not in IS_WILD and COLOR[c] != "Y"
+            and c[1:] != "5"]
+    hands, i = [], 0
+    for k in sizes:
+        hands.append(pool[i:i + k])
+        i += k
+    return position(hands, "Y5", draw=pool[i:i + 10])
+
+
+def test_an_unfinished_rollout_scored_against_the_best_rival_team_or_all_of_them():
+    from games.bots.search import _value
+    # Team 0 (seats 0 and 3) holds 4 cards. In `level` each rival team holds 5; in `lone`
+    # one rival team holds 4 and the other 30. Against every team our share is larger in
+    # `lone` (the 30-card team counts for nothing); against the best rival, `level` is
+    # better (we lead every team by a card there, and are only level in `lone`).
+    level = _table([2, 3, 3, 2, 2, 2])
+    lone = _table([2, 2, 15, 2, 2, 15])
+    assert _value(lone, 0, 1) > _value(level, 0, 1)
+    assert _value(level, 0, 1, "best") > _value(lone, 0, 1, "best")
+    assert abs(_value(lone, 0, 1, "best") - 0.5) < 1e-9
+    # With two teams the two scores are the same thing.
+    two = _table([2, 3, 2, 4])
+    assert abs(_value(two, 0, 1, "best") - _value(two, 0, 1)) < 1e-12
+
+
+def test_the_override_threshold_is_a_budget_knob():
+    # The position where Hard rightly leaves Normal's Blue 2 (above): a threshold no
+    # sample can clear keeps Normal's move.
+    hands = [["B2", "R2", "R7"], ["B7"], ["B3", "B1"], []]
+    g = position(hands, "Y2", draw=["B9", "B6", "B4"])
+    assert ask("hard", g, 0, seed=1, budget=Budget(rollouts=6, horizon=20)) == {
+        "type": "play", "card": "R2"}
+    assert ask("hard", g, 0, seed=1, budget=Budget(rollouts=6, horizon=20, z=1e6)) == {
+        "type": "play", "card": "B2"}
+
+
+def test_the_site_searches_with_the_budget_of_its_table_size(monkeypatch):
+    import games.bots as bots
+    seen = []
+
+    def spy(view, legal, history, rng, memory, budget):
+        seen.append(budget)
+        return legal[0]
+    monkeypatch.setattr(bots, "hard_decide", spy)
+    for n in (4, 6, 8):
+        # Seat 0 can play either of two Yellows: a real choice, so Hard searches.
+        others = [c for c in rest_of_deck(["Y3", "Y7", "Y5"]) if c not in IS_WILD
+                  and COLOR[c] != "Y" and c[1:] != "5"]
+        hands = [["Y3", "Y7", others[0]]] + [others[1 + 2 * i:3 + 2 * i] for i in range(n - 1)]
+        g = position(hands, "Y5", draw=others[2 * n:2 * n + 4])
+        decide("hard", g.view(0), g.legal_actions(0), [], random.Random(0))
+        assert seen[-1] is bots.site_budget(n)
+    assert seen[0] is bots.SITE_BUDGET and seen[0].z is None  # 4 players: Z = 1.5
+    assert seen[1].z == seen[2].z == 1.0

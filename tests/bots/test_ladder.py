@@ -35,3 +35,10 @@ def test_duplicate_pairs_cancel_the_deal_between_equal_players(capsys):
 def test_the_wilson_interval():
     lo, hi = wilson(550, 1000)
     assert round(lo, 3) == 0.519 and round(hi, 3) == 0.581
+
+
+def test_the_search_knobs_reach_the_budget(capsys):
+    main(["--games", "2", "--players", "6", "--seed", "1", "--rollouts", "1", "--horizon", "5",
+          "--score", "best", "--z", "2.5", "hard", "normal"])
+    out = capsys.readouterr().out
+    assert "Budget(rollouts=1, horizon=5, score=best, z=2.5)" in out
