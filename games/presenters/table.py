@@ -39,8 +39,6 @@ from games.store import spectators
 # that held the whole game would grow with it for every reader on every move.
 LOG_LENGTH = None
 PUSH_LOG_ROWS = 40
-# Which template partials make up the live part of the page, in the order they are sent.
-FRAGMENTS = ("status", "seats", "hand", "result", "log", "announce")
 # When a seat's time is running out (docs/table.md, "Time running out"): the last 10 s of a
 # real-time move timer, the last tenth of a turn-by-turn deadline.
 WARN_SECONDS = 10
