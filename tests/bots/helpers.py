@@ -70,3 +70,19 @@ def play_checked(options, seed, levels, budget=TINY, max_actions=20_000):
         kinds[(level, view["decision"])] += 1
         events += g.act(seat, a)
     raise AssertionError("the game did not end")
+
+
+def assert_sample_matches(view, seat, mem, hands, draw, game):
+    """A sampled world (search.sample_world) keeps what the seat knows: every hand's size and
+    the draw pile's, the seat's own hand, its partner's known cards, and the very cards of the
+    real game (only hidden ones moved)."""
+    assert [len(h) for h in hands] == view["hand_sizes"]
+    assert len(draw) == view["draw_pile_size"] and hands[seat] == view["hand"]
+    whole = Counter(view["discard"]) + Counter(draw)
+    for h in hands:
+        whole += Counter(h)
+    real = Counter(game.discard) + Counter(game.draw)
+    for h in game.hands:
+        real += Counter(h)
+    assert whole == real
+    assert not mem.partner_known - Counter(hands[mem.partner])

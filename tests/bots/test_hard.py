@@ -1,14 +1,13 @@
 """Hard: sampling hidden cards from what the seat knows, and searching with them."""
 
 import random
-from collections import Counter
 
 from games.bots import Budget, SeatMemory, decide
 from games.bots.search import sample_world
 from games.engine import Game, Options, events_for
 from games.engine.cards import COLOR, IS_WILD
 
-from .helpers import ask, position, rest_of_deck
+from .helpers import ask, assert_sample_matches, position, rest_of_deck
 
 
 def test_samples_match_every_public_count_and_never_use_a_seen_card():
@@ -27,17 +26,7 @@ def test_samples_match_every_public_count_and_never_use_a_seen_card():
         view = g.view(seat)
         mem = SeatMemory.build(view, events_for(events, seat))
         hands, draw = sample_world(view, mem, random.Random(1))
-        assert [len(h) for h in hands] == view["hand_sizes"]
-        assert len(draw) == view["draw_pile_size"]
-        assert hands[seat] == view["hand"]
-        whole = Counter(view["discard"]) + Counter(draw)
-        for h in hands:
-            whole += Counter(h)
-        real = Counter(g.discard) + Counter(g.draw)
-        for h in g.hands:
-            real += Counter(h)
-        assert whole == real  # the same 112 cards, only hidden ones moved
-        assert not mem.partner_known - Counter(hands[mem.partner])
+        assert_sample_matches(view, seat, mem, hands, draw, g)
         Game.from_view(view, hands=hands, draw_pile=draw)  # a playable imagined table
 
 

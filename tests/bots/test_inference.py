@@ -11,7 +11,7 @@ from games.bots.search import sample_world
 from games.engine import events_for
 from games.engine.cards import COLOR, IS_WILD
 
-from .helpers import position
+from .helpers import assert_sample_matches, position
 
 NONE = frozenset()
 
@@ -182,7 +182,6 @@ def test_the_ladder_compares_inferences_on_the_same_level(capsys):
 
 
 def test_weighted_samples_match_every_public_count_and_respect_voids():
-    from collections import Counter
 
     from games.engine import Game, Options
     from games.engine.simulate import random_action
@@ -205,16 +204,7 @@ def test_weighted_samples_match_every_public_count_and_respect_voids():
                 continue
             hands, draw = sample_world(view, mem, random.Random(checked))
             checked += 1
-            assert [len(h) for h in hands] == view["hand_sizes"]
-            assert len(draw) == view["draw_pile_size"] and hands[seat] == view["hand"]
-            whole = Counter(view["discard"]) + Counter(draw)
-            for h in hands:
-                whole += Counter(h)
-            real = Counter(g.discard) + Counter(g.draw)
-            for h in g.hands:
-                real += Counter(h)
-            assert whole == real
-            assert not mem.partner_known - Counter(hands[mem.partner])
+            assert_sample_matches(view, seat, mem, hands, draw, g)
     assert checked > 20
 
 
