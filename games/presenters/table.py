@@ -71,9 +71,26 @@ def _jinja():
     return engines["jinja2"].env
 
 
+_loaded = {}  # template name -> (environment, template): see _template
+
+
+def _template(name):
+    """A template of the Jinja2 environment, looked up once per process unless the
+    environment reloads changed files (DEBUG): Jinja2's get_template takes a lock and
+    reorders its cache on every call, and the table's macros are called a dozen times a
+    push (under load that lookup was a tenth of a push's samples: docs/load.md)."""
+    env = _jinja()
+    if env.auto_reload:
+        return env.get_template(name)
+    found = _loaded.get(name)
+    if found is None or found[0] is not env:  # a new environment (settings changed in a test)
+        found = _loaded[name] = (env, env.get_template(name))
+    return found[1]
+
+
 def _parts():
     """templates/jinja2/games/table_parts.html's macros."""
-    return _jinja().get_template("games/table_parts.html").module
+    return _template("games/table_parts.html").module
 
 
 @functools.lru_cache(maxsize=4096)
@@ -527,7 +544,7 @@ def render_fragments(context, request=None):
     resync and the page itself (games/table.html places it) render them here. A push has no
     request, so its forms carry no CSRF field: table.js sends moves on the socket, and a
     form it posts takes the field from the page."""
-    template = _jinja().get_template("games/fragments.html")
+    template = _template("games/fragments.html")
     return mark_safe(template.render(
         {**context, "csrf_input": csrf_input_lazy(request) if request is not None else ""}))
 
