@@ -22,12 +22,16 @@ explains.
 """
 
 import asyncio
+import functools
 import json
 import logging
 from importlib import import_module
 from types import SimpleNamespace
 
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
+from channels.layers import get_channel_layer
+from channels.utils import await_many_dispatch
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
@@ -36,6 +40,7 @@ from django.utils import timezone
 
 from accounts import activity
 from games import push
+from games.push import local, redis_batch
 from games.push.coalesce import Coalesced
 from games.actions import chat, decisions, presence
 from games.actions.moves import clean_action
@@ -153,6 +158,26 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
     when the session expires and on the `user-<id>` group's messages."""
 
     watcher = None
+
+    async def __call__(self, scope, receive, send):
+        """Channels' own loop (AsyncConsumer.__call__) with one more source beside the
+        client and the channel layer: the inbox in which a push made in this same process
+        arrives without a Redis round trip (games.push.local, docs/load.md). Every message
+        still goes through `dispatch`, one at a time."""
+        layer = get_channel_layer(self.channel_layer_alias)
+        if not redis_batch.batched(layer):
+            await super().__call__(scope, receive, send)
+            return
+        self.scope, self.channel_layer, self.base_send = scope, layer, send
+        self.channel_name = await layer.new_channel()
+        self.channel_receive = functools.partial(layer.receive, self.channel_name)
+        inbox = local.open_inbox(self.channel_name, layer.capacity)
+        try:
+            await await_many_dispatch([receive, self.channel_receive, inbox.get], self.dispatch)
+        except StopConsumer:
+            pass
+        finally:
+            local.close_inbox(self.channel_name)
 
     def access_code(self):
         """None while the socket may stay open, else the code to close it with."""

@@ -6,13 +6,16 @@ A push to a table sends a different message to each seat's group. channels-redis
 script call, then expired messages are dropped and each member's own message added by
 another: two round trips in all (docs/load.md). Each group still gets only its own
 message; a Redis key (one per Daphne process) that serves several groups gets one message
-per group. Several Redis hosts (sharding) keep channels-redis's own sends. The tests of
+per group; a member socket that this same process holds gets its message from
+games.push.local instead. Several Redis hosts (sharding) keep channels-redis's own sends. The tests of
 this module run it beside channels-redis's own `group_send` on a real Redis, so an upgrade
 that changes those internals fails there first.
 """
 
 import logging
 import time
+
+from games.push import local
 
 try:
     from channels_redis.core import RedisChannelLayer
@@ -84,7 +87,8 @@ async def group_send_batch(layer, pushes, members=None):
         members = await group_members(layer, [group for group, _ in pushes])
     keys, messages, capacities = [], [], []
     for group, message in pushes:
-        channels = members.get(group, [])
+        # The sockets this process holds get theirs without a trip through Redis.
+        channels = local.hand_over(members.get(group, []), message)
         _connections, by_key, capacity = layer._map_channel_keys_to_connection(channels, message)
         for key, payload in by_key.items():
             keys.append(key)

@@ -177,20 +177,11 @@
       .catch(() => setTimeout(resync, 2000));
   }
 
-  // A push numbered past the next one is shown at once: each push is the whole table, so
-  // it stands for the ones before it. The skipped numbers usually come a moment later
-  // (two moves pushed by two threads or processes can cross); one that never comes was
-  // lost, and then the page resyncs over HTTP as after a reconnect (docs/table.md).
-  const missing = new Set();
-  const GAP_WAIT_MS = 3000;
-  function awaitGap(from, to) {
-    for (let n = from; n < to; n++) missing.add(n);
-    setTimeout(() => {
-      let lost = false;
-      for (let n = from; n < to; n++) if (missing.delete(n)) lost = true;
-      if (lost) resync();
-    }, GAP_WAIT_MS);
-  }
+  // A push numbered past the next one is shown at once and the skipped ones are not asked
+  // for: each push is the whole table (its hand, plates, piles and the last moves of the
+  // log), so it stands for the ones before it, and one that comes after it is old news.
+  // Pushes cross: two moves pushed by two processes, or one delivered by the process that
+  // holds this socket while the other went through Redis (docs/table.md).
 
   function connect() {
     if (stopped) return;
@@ -208,9 +199,7 @@
         // A fresh connection: anything we may have missed comes over HTTP.
         if (msg.seq !== seq) resync();
       } else if (msg.type === "fragments") {
-        missing.delete(msg.seq);
         if (msg.seq <= seq) return;                  // old news (already shown)
-        if (msg.seq > seq + 1) awaitGap(seq + 1, msg.seq);
         apply(msg.html, msg.seq);                    // every push is the whole table
       } else if (msg.type === "error") {
         showError(msg.message);
