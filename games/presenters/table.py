@@ -157,6 +157,7 @@ class PublicTable:
         # A rated game's plates carry each person's rating (one read per push; a casual
         # game, which every game with a bot is, reads nothing).
         self.ratings = rating_views.plate_ratings(game) if game.rated else {}
+        self._slotted, self._plates = {}, {}  # this position's plates: see plate()
         self.rematch = (Game.objects.filter(rematch_of=game.pk, status=Game.Status.OPEN)
                         .values_list("pk", flat=True).first()
                         if game.status == Game.Status.FINISHED else None)
@@ -222,8 +223,16 @@ class PublicTable:
 
     def plate(self, number, role=None):
         """Seat `number`'s plate for a reader whose seat it is (`role` "you"), whose
-        partner's it is ("partner"), or neither (None)."""
-        return _plate(tuple(self.plate_data[number].items()), role)
+        partner's it is ("partner"), or neither (None): rendered once per push with its
+        reader's places as markers, which are filled in here for each role."""
+        key = (number, role)
+        found = self._plates.get(key)
+        if found is None:
+            slotted = self._slotted.get(number)
+            if slotted is None:
+                slotted = self._slotted[number] = _plate(tuple(self.plate_data[number].items()))
+            found = self._plates[key] = _fill_slots(slotted, role)
+        return found
 
     def plates_for(self, seat):
         """Every plate in seat order, as reader `seat` (None: a spectator) sees them."""
@@ -343,8 +352,25 @@ def _rules_url(prefix):
 
 
 @functools.lru_cache(maxsize=8192)
-def _plate(items, role):
-    return _parts().plate(dict(items), role)
+def _plate(items):
+    """A plate's markup with its reader's places as markers (table_parts.html, plate_slot)."""
+    return str(_parts().plate(dict(items), "slots"))
+
+
+PLATE_SLOTS = ("class", "label-name", "label-team", "band", "tag")
+
+
+@functools.lru_cache(maxsize=8)
+def _slot_fills(role):
+    """[(marker, what fills it)] for a reader of `role`: the same for every plate."""
+    parts = _parts()
+    return [(f"<slot:{name}>", str(parts.plate_slot(name, role))) for name in PLATE_SLOTS]
+
+
+def _fill_slots(slotted, role):
+    for marker, fill in _slot_fills(role):
+        slotted = slotted.replace(marker, fill)
+    return mark_safe(slotted)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -86,20 +86,23 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
     monkeypatch.setattr(table, "_parts", Counting)
     monkeypatch.setattr(table, "render_fragments", fragments)
     table._plate.cache_clear()
+    table._slot_fills.cache_clear()
     table._scores.cache_clear()
     effects.seat_pushes(game.pk)
     counts = {name: rendered.count(name) for name in set(rendered)}
     assert counts.pop("fragments") == players + 1
     assert counts.pop("direction") == counts.pop("centre") == counts.pop("result") == 1
     assert counts.pop("round_line") == 1
-    # Each plate as nobody's, its reader's own and its reader's partner's: nine readers
-    # would have needed 72 plates rendered each for themselves.
-    assert counts.pop("plate") == 3 * players
+    # Each plate once, its reader's places (own seat, partner's, neither) filled in for
+    # each reader: nine readers would have needed 72 plates rendered each for themselves.
+    assert counts.pop("plate") == players
+    # What fills those places, once per role and place for the whole process.
+    assert counts.pop("plate_slot") == 3 * len(table.PLATE_SLOTS)
     # The scores as each team's readers see them, and as a spectator does.
     assert counts.pop("scores") == players // 2 + 1
     assert set(counts) <= {"hand_card", "colour_choice"}
 
-    # A move changes a plate or a few: only those are rendered again, in their three roles.
+    # A move changes a plate or a few: only those are rendered again.
     before = plate_data(game)
     play_random(game, rng)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
@@ -107,7 +110,8 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
     assert 0 < changed < players
     rendered.clear()
     effects.seat_pushes(game.pk)
-    assert rendered.count("plate") == 3 * changed
+    assert rendered.count("plate") == changed
+    assert rendered.count("plate_slot") == 0
 
 
 def plate_data(game):

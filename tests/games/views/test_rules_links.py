@@ -17,7 +17,7 @@ PLATE = {"number": 1, "team": 1, "shape": "square", "name": "Bo", "cards": 0, "o
 
 
 def plate(p):
-    return table._plate(tuple(table._plate_words(dict(p)).items()), None)
+    return table._fill_slots(table._plate(tuple(table._plate_words(dict(p)).items())), None)
 
 
 def test_an_out_plate_links_out_to_the_rules():
