@@ -14,7 +14,7 @@ thing, and nothing that reader may not see: the public part holds nothing hidden
 """
 
 import functools
-import uuid
+import secrets
 from datetime import timedelta
 
 from django.conf import settings
@@ -100,6 +100,12 @@ def _act_url(prefix, game_id):
     return reverse("games:act", args=[game_id])
 
 
+@functools.lru_cache(maxsize=4096)
+def _verify_url(prefix, game_id):
+    """The deal commitment's link, on every push (see _act_url)."""
+    return reverse("history:verify", args=[game_id])
+
+
 def _stand_in_note(game, seat):
     """How the screen says that a bot plays for a person (docs/clocks.md, stand_ins)."""
     stand_in = (game.stand_ins or {}).get(str(seat))
@@ -139,6 +145,9 @@ class PublicTable:
             number: name if number in self.bots else name + _stand_in_note(game, number)
             for number, name in self.log_names.items()
         }
+        # Read once per push: the prefix is a context-local look-up, and every plate and
+        # reader's form needs it.
+        self.script_prefix = get_script_prefix()
         self.finished = game.status != Game.Status.ACTIVE or bool(view.get("game_over"))
         self.waiting = set(view.get("waiting_on") or [])
         self.choosing = set(view.get("choosing") or [])
@@ -195,7 +204,7 @@ class PublicTable:
         clocks = {number: (None if finished else clock_warning(self.game, number))
                   or (None, None, None) for number in range(self.players)}
         return [
-            _plate_words({
+            _plate_words(self.script_prefix, {
                 "number": number,
                 "name": self.name(number),
                 "team": number % self.half,
@@ -259,7 +268,7 @@ class PublicTable:
         """The status bar's round, target and deal commitment: alike for every reader."""
         return _parts().round_line(
             self.view, self.view["options"].get("target_score"), self.deal_commitment,
-            reverse("history:verify", args=[self.game.pk]) if self.deal_commitment else None,
+            _verify_url(self.script_prefix, self.game.pk) if self.deal_commitment else None,
             self.finished)
 
     @cached_property
@@ -317,7 +326,7 @@ class PublicTable:
 # the scores come from the public view only).
 
 
-def _plate_words(p):
+def _plate_words(prefix, p):
     """Adds to plate `p` what its markup says of it whoever reads it: its marks (classes),
     its accessible name around the reader's role, and the one word for its state."""
     marks = "".join(mark for mark, on in (
@@ -342,7 +351,7 @@ def _plate_words(p):
              else "deciding…" if p["waiting"] else "")
     p.update(marks=marks, cards_word=cards_word, label_rest="".join(rest), state=state,
              label_name=p["name"] + (" (bot account)" if p["bot_account"] else ""),
-             rules_url=_rules_url(get_script_prefix()))
+             rules_url=_rules_url(prefix))
     return p
 
 
@@ -353,8 +362,8 @@ def _rules_url(prefix):
 
 @functools.lru_cache(maxsize=8192)
 def _plate(items):
-    """A plate's markup with its reader's places as markers (table_parts.html, plate_slot)."""
-    return str(_parts().plate(dict(items), "slots"))
+    """A plate's markup with its reader's places as markers (table_parts.html, plate)."""
+    return str(_parts().plate(dict(items)))
 
 
 PLATE_SLOTS = ("class", "label-name", "label-team", "band", "tag")
@@ -543,7 +552,7 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "play_again": seat is not None and game.status == Game.Status.FINISHED,
         "again_url": (reverse("games:again", args=[game.pk])
                       if seat is not None and game.status == Game.Status.FINISHED else None),
-        "rules_url": _rules_url(get_script_prefix()),
+        "rules_url": _rules_url(public.script_prefix),
         "rematch": public.rematch,
         "my_turn_label": my_turn_label,
         "turn_name": turn_name,
@@ -560,8 +569,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
         "clock_partner": clock_warnings.get("partner"),
         "log_html": log_html,
         "announce": announce,
-        "key": uuid.uuid4().hex,
-        "act_url": _act_url(get_script_prefix(), game.pk),  # once, not once per form
+        "key": secrets.token_hex(16),
+        "act_url": _act_url(public.script_prefix, game.pk),  # once, not once per form
     }
 
 

@@ -2,7 +2,7 @@
 (the half pass or tagging back in)."""
 
 import pytest
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from games.presenters import table
 from games.presenters.table import render_fragments, table_context
@@ -17,7 +17,8 @@ PLATE = {"number": 1, "team": 1, "shape": "square", "name": "Bo", "cards": 0, "o
 
 
 def plate(p):
-    return table._fill_slots(table._plate(tuple(table._plate_words(dict(p)).items())), None)
+    words = table._plate_words(get_script_prefix(), dict(p))
+    return table._fill_slots(table._plate(tuple(words.items())), None)
 
 
 def test_an_out_plate_links_out_to_the_rules():
