@@ -269,8 +269,16 @@ def _play_history(game_id, users, moves):
         decisions.apply_decision(game_id, seat, store.load_state(game).auto_action(seat),
                                 GameEvent.Actor.PERSON, user=users[seat],
                                 idempotency_key=uuid.uuid4().hex)
-    Game.objects.filter(pk=game_id).update(clocks={}, deadline_at=None, wake_at=None,
-                                           countdown_at=None)
+    _clear_clocks([game_id])
+
+
+def _clear_clocks(game_ids):
+    """No seat of these tables has a clock running: each table's clocks start again at its
+    next move (actions.clock.plan gives every seat then waited on a new one)."""
+    from games.models import Game
+
+    Game.objects.filter(pk__in=game_ids).update(clocks={}, deadline_at=None, wake_at=None,
+                                                countdown_at=None)
 
 
 class _Site:
@@ -353,6 +361,7 @@ class _Site:
 
 def _run(args, site, tables):
     import psutil
+    from django.db import connection
 
     ctx = multiprocessing.get_context("spawn")
     shares = [tables[i::args.clients] for i in range(args.clients)]
@@ -378,6 +387,12 @@ def _run(args, site, tables):
           + (f", {failed} failed (first: {first_failure})" if failed else ""), flush=True)
     if failed:
         sys.exit(1)
+    if not args.echo:
+        # The deal started each table's first clocks while the other tables were being set
+        # up and the pages opened (at 200 tables, half a move's time or more): a seat would
+        # be timed out for the tool's own set-up.
+        _clear_clocks([game_id for game_id, _ in tables])
+        connection.close()
 
     start = time.monotonic() + 0.5
     window = (start + args.warmup, start + args.warmup + args.duration)
@@ -469,6 +484,12 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
     print("  CPU (% of one core over the window) and peak memory:")
     for name in cpu:
         print(f"    {name:24s} {cpu[name]:6.1f} %  {peak[name] / 2**20:7.1f} MiB")
+    served = sum(value for name, value in cpu.items() if name.startswith(f"{args.server}-"))
+    if decided:
+        # The figure the game is held to against the echo: what a move (an echo round)
+        # costs the server processes, whatever their number.
+        print(f"    {args.server}s' CPU per {'echo round' if args.echo else 'decision'}: "
+              f"{served / 100 * args.duration / decided * 1000:.2f} ms")
     print(f"    machine: {busy[0]:.0f} % busy of {os.cpu_count()} cores"
           f" ({busy[1]:.0f} % stolen by the host's other guests)")
     print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
@@ -678,6 +699,7 @@ class _GameTable:
         return max(times)
 
     async def decide(self, seat):
+        ready = None  # when this decision's thinking is over
         try:
             while True:
                 seq = self.shown[seat]
@@ -687,11 +709,15 @@ class _GameTable:
                 if action is None:
                     self.looked_at[seat] = seq  # nothing to do on this page
                     return
-                await asyncio.sleep(self.c.pace * self.c.rng.uniform(0.5, 1.5))
+                if ready is None:
+                    ready = time.monotonic() + self.c.pace * self.c.rng.uniform(0.5, 1.5)
+                await asyncio.sleep(max(0.0, ready - time.monotonic()))
                 if time.monotonic() >= self.c.window[1]:
                     return
                 if self.shown[seat] != seq:
-                    continue  # the page changed while thinking: look again
+                    # The page changed while thinking (another seat's pick in a trade, say):
+                    # look again, without thinking the whole time over as a person would not.
+                    continue
                 self.looked_at[seat] = seq
                 await self.act(seat, action)
         finally:

@@ -28,6 +28,7 @@ import logging
 from importlib import import_module
 from types import SimpleNamespace
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -178,6 +179,16 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
             pass
         finally:
             local.close_inbox(self.channel_name)
+
+    async def dispatch(self, message):
+        """Channels' own dispatch without its trip to a thread, before every message, to
+        close old database connections: these sockets reach the database only through
+        database_sync_to_async, which closes them around each call itself, and the trip was
+        paid by every push and every move."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     def access_code(self):
         """None while the socket may stay open, else the code to close it with."""
@@ -341,17 +352,6 @@ class GameConsumer(CheckedSocket):
     async def error(self, message, key=None):
         await self.send_json({"type": "error", "message": message, "key": key})
 
-    async def dispatch(self, message):
-        # A push is relayed as it came, with no database: it skips channels' thread trip to
-        # close old connections before each message (four per move at a table of four).
-        if message["type"] == "game.fragments":
-            await self.game_fragments(message)
-            return
-        if message["type"] in ("chat.message", "chat.hidden", "chat.setting"):
-            await self.chat_push(message)
-            return
-        await super().dispatch(message)
-
     async def game_fragments(self, message):
         await self.send_json({"type": "fragments", "seq": message["seq"], "html": message["html"]})
 
@@ -368,6 +368,8 @@ class GameConsumer(CheckedSocket):
                                   "author": message["author"], "html": message["html"]})
         else:
             await self.send_json({"type": "chat_hidden", "id": message["id"]})
+
+    chat_message = chat_hidden = chat_setting = chat_push
 
 
 class SiteConsumer(CheckedSocket):
@@ -427,13 +429,9 @@ class SiteConsumer(CheckedSocket):
         if isinstance(content, dict) and content.get("type") == "here":
             await database_sync_to_async(activity.seen)(self.scope["user"].pk)
 
-    async def dispatch(self, message):
-        # Every event of every game of the user comes here: handled without channels'
-        # thread trip to close old connections, and read at most once at a time.
-        if message["type"] == "waiting.changed":
-            self.refresh()
-            return
-        await super().dispatch(message)
+    async def waiting_changed(self, message):
+        # Every event of every game of the user comes here: read at most once at a time.
+        self.refresh()
 
     async def send_waiting(self):
         message = await database_sync_to_async(mine.socket_message)(self.scope["user"])

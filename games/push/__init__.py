@@ -1,8 +1,8 @@
 """The channel layer: group names and sending to the sockets of a table or a user.
 
 Nothing here renders or reads the database: callers (games.effects) hand over the
-messages. Sends go through one long-lived event loop per process, so its Redis
-connections are reused instead of opened again by `async_to_sync` for every push.
+messages. With one Redis host a push's sends are two synchronous script calls from the
+caller's thread (games.push.redis_batch).
 """
 
 import asyncio
@@ -49,20 +49,18 @@ def listening(layer, groups, members):
     if isinstance(layer, InMemoryChannelLayer):
         return {group for group in groups if layer.groups.get(group)}
     if redis_batch.batched(layer):
-        members.update(asyncio.run_coroutine_threadsafe(
-            redis_batch.group_members(layer, groups), _sender_loop()).result(timeout=10))
+        members.update(redis_batch.group_members(layer, groups))
         return {group for group, channels in members.items() if channels}
     return None
 
 
-async def _send_all(layer, pushes, members=None):
-    if redis_batch.batched(layer):
-        await redis_batch.group_send_batch(layer, pushes, members)
-        return
+async def _send_all(layer, pushes):
     await asyncio.gather(*(layer.group_send(group, message) for group, message in pushes))
 
 
-_sender = None  # (pid, loop): one sending loop per process, made again after a fork (Celery)
+# channels-redis's own sends (several Redis hosts) go through one long-lived event loop per
+# process, so that its connections are reused instead of opened again for every push.
+_sender = None  # (pid, loop): made again after a fork (Celery)
 _sender_lock = threading.Lock()
 
 
@@ -77,13 +75,17 @@ def _sender_loop():
 
 
 def deliver(layer, pushes, members=None):
-    """Sends all pushes in one trip into an event loop and waits until Redis has them."""
+    """Sends all pushes and returns once Redis has them: with one Redis host in one batch
+    from this thread (`members`, when given, are the groups' members `listening` read),
+    otherwise through the sending loop."""
     if isinstance(layer, InMemoryChannelLayer):
         # Its queues belong to the loop of whoever listens (tests): send from there.
         async_to_sync(_send_all)(layer, pushes)
         return
-    asyncio.run_coroutine_threadsafe(
-        _send_all(layer, pushes, members), _sender_loop()).result(timeout=10)
+    if redis_batch.batched(layer):
+        redis_batch.group_send_batch(layer, pushes, members)
+        return
+    asyncio.run_coroutine_threadsafe(_send_all(layer, pushes), _sender_loop()).result(timeout=10)
 
 
 def send(group, message):

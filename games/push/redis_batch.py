@@ -7,13 +7,22 @@ script call, then expired messages are dropped and each member's own message add
 another: two round trips in all (docs/load.md). Each group still gets only its own
 message; a Redis key (one per Daphne process) that serves several groups gets one message
 per group; a member socket that this same process holds gets its message from
-games.push.local instead. Several Redis hosts (sharding) keep channels-redis's own sends. The tests of
-this module run it beside channels-redis's own `group_send` on a real Redis, so an upgrade
-that changes those internals fails there first.
+games.push.local instead. Several Redis hosts (sharding), or hosts given without an
+address (Sentinel), keep channels-redis's own sends. The tests of this module run it beside
+channels-redis's own `group_send` on a real Redis, so an upgrade that changes those
+internals fails there first.
+
+Both calls are synchronous, on a redis-py client of this module's own: a push is made in
+the thread that committed the move, and handing each call to an event loop and waiting
+there for its answer cost more than the call itself (docs/load.md).
 """
 
 import logging
+import os
+import threading
 import time
+
+import redis
 
 from games.push import local
 
@@ -26,8 +35,10 @@ log = logging.getLogger(__name__)
 
 
 def batched(layer):
-    """Whether `layer` is a channels-redis layer on one Redis host (the batched path)."""
-    return isinstance(layer, RedisChannelLayer) and layer.ring_size == 1
+    """Whether `layer` is a channels-redis layer on one Redis host given by its address (the
+    batched path)."""
+    return (isinstance(layer, RedisChannelLayer) and layer.ring_size == 1
+            and "address" in layer.hosts[0])
 
 
 _MEMBERS_LUA = """
@@ -38,25 +49,6 @@ for i = 1, #KEYS do
 end
 return found
 """
-_members_script = None
-
-
-async def group_members(layer, groups):
-    """{group: [channel]} as channels-redis's group_send reads them (expired members
-    dropped first), in one script call: a push reads a table's seat groups and its people's
-    site-socket groups, and a pipeline of two commands per group cost the client more to
-    pack and parse than the one call."""
-    global _members_script
-    if not groups:
-        return {}
-    connection = layer.connection(0)
-    if _members_script is None:
-        _members_script = connection.register_script(_MEMBERS_LUA)
-    replies = await _members_script(
-        keys=[layer._group_key(group) for group in groups],
-        args=[int(time.time()) - layer.group_expiry], client=connection)
-    return {group: [m.decode("utf8") for m in found] for group, found in zip(groups, replies)}
-
 
 _BATCH_LUA = """
 local n = #KEYS
@@ -75,16 +67,48 @@ for i = 1, n do
 end
 return over
 """
-_batch_script = None  # registered once; called with each loop's own connection (EVALSHA)
+
+_clients = {}  # (pid, the host's settings) -> (client, members script, batch script)
+_clients_lock = threading.Lock()
 
 
-async def group_send_batch(layer, pushes, members=None):
-    """`members`: {group: [channel]} already read (`_listening`); read here otherwise."""
-    global _batch_script
-    connection = layer.connection(0)
+def _client(layer):
+    """This process's redis-py client of the layer's host, with the two scripts registered:
+    one per process and host (made again after a fork), its pool shared by the threads that
+    push."""
+    host = layer.hosts[0]
+    key = (os.getpid(), tuple(sorted((name, repr(value)) for name, value in host.items())))
+    found = _clients.get(key)
+    if found is None:
+        with _clients_lock:
+            found = _clients.get(key)
+            if found is None:
+                options = {name: value for name, value in host.items() if name != "address"}
+                client = redis.Redis.from_url(host["address"], **options)
+                found = _clients[key] = (client, client.register_script(_MEMBERS_LUA),
+                                         client.register_script(_BATCH_LUA))
+    return found
+
+
+def group_members(layer, groups):
+    """{group: [channel]} as channels-redis's group_send reads them (expired members
+    dropped first), in one script call: a push reads a table's seat groups and its people's
+    site-socket groups, and a pipeline of two commands per group cost the client more to
+    pack and parse than the one call."""
+    if not groups:
+        return {}
+    client, members_script, _ = _client(layer)
+    replies = members_script(keys=[layer._group_key(group) for group in groups],
+                             args=[int(time.time()) - layer.group_expiry], client=client)
+    return {group: [m.decode("utf8") for m in found] for group, found in zip(groups, replies)}
+
+
+def group_send_batch(layer, pushes, members=None):
+    """Sends each (group, message) of `pushes` to its group's members. `members`: {group:
+    [channel]} already read (games.push.listening); read here otherwise."""
     now = int(time.time())
     if members is None:
-        members = await group_members(layer, [group for group, _ in pushes])
+        members = group_members(layer, [group for group, _ in pushes])
     keys, messages, capacities = [], [], []
     for group, message in pushes:
         # The sockets this process holds get theirs without a trip through Redis.
@@ -96,13 +120,10 @@ async def group_send_batch(layer, pushes, members=None):
             capacities.append(capacity[key])
     if not keys:
         return
-    if _batch_script is None:
-        _batch_script = connection.register_script(_BATCH_LUA)
-    over = await _batch_script(
+    client, _, batch_script = _client(layer)
+    over = batch_script(
         keys=keys, args=[*messages, *capacities, time.time(), layer.expiry, now - int(layer.expiry)],
-        client=connection,
+        client=client,
     )
     if over:
         log.info("%s of %s pushes over capacity", over, len(keys))
-
-

@@ -40,7 +40,7 @@ def test_a_socket_held_here_gets_its_push_from_its_inbox_and_redis_carries_only_
         inbox = local.open_inbox(here, layer.capacity)
         try:
             message = {"type": "game.fragments", "seq": 4, "html": "seat 1"}
-            await redis_batch.group_send_batch(layer, [("g-seat-1", message)])
+            redis_batch.group_send_batch(layer, [("g-seat-1", message)])
             got = await asyncio.wait_for(inbox.get(), timeout=2)
             connection = layer.connection(0)
             # Nobody reads this process's Redis key in this test: a message sent there would

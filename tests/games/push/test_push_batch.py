@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from config.channel_layer import ChannelLayer as RedisChannelLayer  # the site's layer
-from games import push
+from games.push import redis_batch
 
 pytestmark = pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (a real Redis)")
 
@@ -42,7 +42,7 @@ def test_each_group_gets_only_its_own_message():
             await layer.group_add(group, channel)
         pushes = [(f"g-seat-{n}", {"type": "game.fragments", "seq": 7, "html": f"seat {n}"})
                   for n in range(4)]  # seat 3's group has nobody: nothing to send there
-        await push._send_all(layer, pushes)
+        redis_batch.group_send_batch(layer, pushes)
         got = {
             "seat0": await _receive(layer, seat0),
             "seat1": await _receive(layer, seat1),
@@ -56,8 +56,8 @@ def test_each_group_gets_only_its_own_message():
         # Capacity still holds per channel: 2 waiting, the third push to seat 0 is dropped
         # as channels-redis's own group_send would drop it.
         for seq in (8, 9, 10):
-            await push._send_all(layer, [("g-seat-0", {"type": "game.fragments", "seq": seq,
-                                                         "html": ""})])
+            redis_batch.group_send_batch(layer, [("g-seat-0", {"type": "game.fragments",
+                                                                "seq": seq, "html": ""})])
         assert [(await _receive(layer, seat0))["seq"] for _ in range(2)] == [8, 9]
         await _nothing_for(layer, seat0)
         await layer.flush()
