@@ -1,3 +1,4 @@
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -25,3 +26,9 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# What was loaded by now (Django, the apps, Channels, Twisted) lives as long as the process:
+# frozen, it is out of the collector's sight, and each full collection, which stops every
+# socket of the process while it runs, walks only what came later (at 200 tables, 55-80 ms
+# of CPU each instead of 105-140: docs/load.md).
+gc.freeze()
