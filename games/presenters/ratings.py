@@ -29,12 +29,15 @@ def signed(delta):
     return f"+{delta}" if delta > 0 else ("±0" if delta == 0 else f"−{-delta}")
 
 
-def plate_ratings(game):
+def plate_ratings(game, seats=None):
     """{seat number: "1520"} for every person's seat of `game`, at its table size: their
     current rating (a person not rated yet shows the newcomer's 1000). Bots have none.
-    One query."""
-    seats = list(Seat.objects.filter(game_id=game.pk, user__isnull=False)
-                 .values_list("number", "user_id"))
+    One query, or two without `seats` (the game's Seat rows, when the caller has them)."""
+    if seats is None:
+        seats = list(Seat.objects.filter(game_id=game.pk, user__isnull=False)
+                     .values_list("number", "user_id"))
+    else:
+        seats = [(s.number, s.user_id) for s in seats if s.user_id is not None]
     found = {r.user_id: r for r in Rating.objects.filter(
         players=game.players, user_id__in=[u for _, u in seats])}
     out = {}

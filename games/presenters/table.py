@@ -165,7 +165,7 @@ class PublicTable:
         # Play again: the open table a player of this finished game opened after it.
         # A rated game's plates carry each person's rating (one read per push; a casual
         # game, which every game with a bot is, reads nothing).
-        self.ratings = rating_views.plate_ratings(game) if game.rated else {}
+        self.ratings = rating_views.plate_ratings(game, seats) if game.rated else {}
         self._slotted, self._plates = {}, {}  # this position's plates: see plate()
         self.rematch = (Game.objects.filter(rematch_of=game.pk, status=Game.Status.OPEN)
                         .values_list("pk", flat=True).first()

@@ -55,6 +55,10 @@ def test_plates_show_each_persons_rating_and_no_bot_rating(four):
         assert plates[seat] == str(shown_ratings.shown(r.mu, r.sigma))
     with_bot = make_started_game([make_user("x1"), make_user("x2")])
     assert shown_ratings.plate_ratings(with_bot) == {0: "1000", 1: "1000"}
+    # A push hands over the seats it has read already: the same ratings from one query.
+    for g in (game, with_bot):
+        assert (shown_ratings.plate_ratings(g, list(g.seats.all()))
+                == shown_ratings.plate_ratings(g))
 
 
 def test_the_game_end_shows_each_change(four):
