@@ -1,10 +1,13 @@
-"""Paths no route of ours can hold, refused before any view sees them (docs/security.md).
+"""Paths no route of ours can hold, and query parameters with a NUL, refused before any view
+sees them (docs/security.md).
 
 A NUL in a path part reached the views as text, and PostgreSQL refuses NUL in a text
 query: /invite/%00/ and /players/%00/ were a 500. Each view could check its own words, but
 the next view would forget; no route's word (a username, a token, a number) can hold a
 control character or bytes that are not UTF-8, nor be hundreds of characters long, so one
-check here answers all of them, for the pages and (config.sockets) the socket.
+check here answers all of them, for the pages and (config.sockets) the socket. The same
+holds for a query parameter: an admin list filtered by `?status=%00` was a 500, and no
+parameter of ours (a search, a filter, a page number) can hold a NUL.
 """
 
 import re
@@ -21,6 +24,12 @@ MAX_PATH = 1000
 # it escapes them again, "%FF". Sent as "%25FF", it is a doubly escaped byte, which no
 # word of ours holds either.
 ESCAPED_BYTE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def holds_nul(query):
+    """Whether a key or a value of `query` (a QueryDict) holds a NUL."""
+    return any("\x00" in key or any("\x00" in value for value in values)
+               for key, values in query.lists())
 
 
 def unroutable(path):
@@ -46,7 +55,8 @@ class RefuseUnroutablePathMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        refused = unroutable(request.path)
+        refused = unroutable(request.path) or (
+            (400, UNREADABLE) if holds_nul(request.GET) else None)
         if refused:
             status, reason = refused
             if request.path.startswith("/api/"):  # a program reads JSON (docs/bot-api.md)

@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
+from django.urls import reverse
 
 from config.asgi import application
 from config.middleware import MAX_PATH, TOO_LONG, UNREADABLE
@@ -40,6 +41,22 @@ def routes_with_parts():
 def refused_in_words(response):
     return response.status_code == 400 and readable(response) and \
         UNREADABLE in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_nul_in_a_query_parameter_is_a_400_in_words_not_a_server_error(client):
+    # An admin list filtered by a NUL reached PostgreSQL, which refuses NUL in text.
+    world = build_world()
+    before = fingerprint()
+    client.force_login(world.mo)
+    changelist = reverse("admin:games_game_changelist")
+    for target, params in ((changelist, {"status": "\x00"}), (changelist, {"q": "a\x00b"}),
+                           (changelist, {"\x00": "1"}), (reverse("lobby:index"), {"p": "\x00"})):
+        response = client.get(target, params)
+        assert refused_in_words(response), (target, params, response.status_code)
+    # Without the NUL the same list answers.
+    assert client.get(changelist, {"status": "active"}).status_code == 200
+    assert fingerprint() == before
 
 
 @pytest.mark.django_db
