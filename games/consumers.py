@@ -22,7 +22,6 @@ explains.
 """
 
 import asyncio
-import functools
 import json
 import logging
 from importlib import import_module
@@ -161,24 +160,27 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
     watcher = None
 
     async def __call__(self, scope, receive, send):
-        """Channels' own loop (AsyncConsumer.__call__) with one more source beside the
-        client and the channel layer: the inbox in which a push made in this same process
-        arrives without a Redis round trip (games.push.local, docs/load.md). Every message
-        still goes through `dispatch`, one at a time."""
+        """Channels' own loop (AsyncConsumer.__call__) with the channel layer read through
+        an inbox: a push made in this same process arrives there without a Redis round trip
+        (games.push.local), and every other channel-layer message from the loop's one Redis
+        reader (games.push.redis_batch.open_channel) instead of a receive loop of the
+        socket's own (docs/load.md). Every message still goes through `dispatch`, one at a
+        time."""
         layer = get_channel_layer(self.channel_layer_alias)
         if not redis_batch.batched(layer):
             await super().__call__(scope, receive, send)
             return
         self.scope, self.channel_layer, self.base_send = scope, layer, send
-        self.channel_name = await layer.new_channel()
-        self.channel_receive = functools.partial(layer.receive, self.channel_name)
+        # Its channel-layer messages come into the inbox too, from its loop's Redis reader.
+        self.channel_name = redis_batch.open_channel(layer)
         inbox = local.open_inbox(self.channel_name, layer.capacity)
         try:
-            await await_many_dispatch([receive, self.channel_receive, inbox.get], self.dispatch)
+            await await_many_dispatch([receive, inbox.get], self.dispatch)
         except StopConsumer:
             pass
         finally:
             local.close_inbox(self.channel_name)
+            redis_batch.close_channel(layer, self.channel_name)
 
     async def dispatch(self, message):
         """Channels' own dispatch without its trip to a thread, before every message, to

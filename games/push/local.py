@@ -38,6 +38,16 @@ def close_inbox(channel):
     _inboxes.pop(channel, None)
 
 
+def deliver_here(channels, message):
+    """Puts `message` into the inbox of each of `channels`, from the event loop those
+    sockets run on (the Redis reader of games.push.redis_batch); a channel whose socket has
+    closed gets nothing."""
+    for channel in channels:
+        found = _inboxes.get(channel)
+        if found is not None:
+            found[1].put_nowait(dict(message))
+
+
 def hand_over(channels, message):
     """Puts `message` into the inbox of each of `channels` held here; returns the others,
     for the channel layer. Each socket gets its own copy of the message's dict, as it would

@@ -1,5 +1,7 @@
-"""channels-redis's group_send for many groups at once: the one place that uses its
-internals (`_group_key`, `_map_channel_keys_to_connection`, the groups' sorted sets).
+"""channels-redis's group_send for many groups at once, and the site sockets' receiving: the
+one place that uses its internals (`_group_key`, `_map_channel_keys_to_connection`, the
+groups' sorted sets, a process's Redis key for its "specific" channels and the message's
+`__asgi_channel__`).
 
 A push to a table sends a different message to each seat's group. channels-redis's own
 `group_send` costs four round trips per group; here every group's members are read by one
@@ -15,14 +17,29 @@ internals fails there first.
 Both calls are synchronous, on a redis-py client of this module's own: a push is made in
 the thread that committed the move, and handing each call to an event loop and waiting
 there for its answer cost more than the call itself (docs/load.md).
+
+Receiving (`open_channel`): channels-redis gives each socket a receive loop of its own on
+the process's one Redis key, and every message read that way costs four Redis commands (a
+clean-up script, the pop, and a backup copy made and removed, so that a socket's cancelled
+read loses nobody's message) and a lock and two tasks per socket. The site's sockets
+(games.consumers.CheckedSocket) instead take channel names under a key of their event
+loop's own, which one reader per loop pops (one command a message) and hands to each
+socket's inbox (games.push.local). The reader is never cancelled while a socket of its loop
+is open, so the backup copy has nothing to protect; it stops with the loop's last socket
+(at the end of its current wait: redis-py's blocking read does not always end when its task
+is cancelled), when what is still on its key has no socket left anyway.
 """
 
+import asyncio
+import itertools
 import logging
 import os
 import threading
 import time
+import uuid
 
 import redis
+import redis.asyncio as aioredis
 
 from games.push import local
 
@@ -127,3 +144,76 @@ def group_send_batch(layer, pushes, members=None):
     )
     if over:
         log.info("%s of %s pushes over capacity", over, len(keys))
+
+
+# --- receiving --------------------------------------------------------------------------------
+
+# How long one pop waits on an idle key before it asks again: well under the host's
+# socket_timeout (config/settings.py), so that a quiet process reads no time-out, and the
+# longest a reader outlives the last socket of its loop.
+READ_WAIT = 2
+_readers = {}  # (event loop, layer) -> _Reader of that loop's sockets
+_numbers = itertools.count(1)
+_process = uuid.uuid4().hex[:12]
+
+
+class _Reader:
+    """Pops the messages of one event loop's sockets off their Redis key and hands each to
+    the inboxes of the channels it names."""
+
+    def __init__(self, layer):
+        self.layer = layer
+        # channels-redis keys a channel "specific.<name>!<id>" by "specific.<name>!": a name
+        # per process and loop, so that no other process or loop reads these messages.
+        self.prefix = f"specific.site{_process}x{next(_numbers)}!"
+        self.key = layer.prefix + self.prefix
+        self.channels = 0
+        self.stopped = False
+        self.task = asyncio.get_running_loop().create_task(self.run())
+
+    async def run(self):
+        host = dict(self.layer.hosts[0])
+        client = aioredis.Redis.from_url(host.pop("address"), **host)
+        try:
+            while not self.stopped:
+                try:
+                    found = await client.bzpopmin(self.key, timeout=READ_WAIT)
+                except redis.RedisError as exc:
+                    # Redis restarting: the sockets stay open and the reader tries again;
+                    # a page that missed a push shows the next one (docs/table.md).
+                    log.warning("could not read the sockets' pushes from Redis: %s", exc)
+                    await asyncio.sleep(1)
+                    continue
+                if found is not None:
+                    self.deliver(found[1])
+        finally:
+            await client.aclose()
+
+    def deliver(self, payload):
+        message = self.layer.deserialize(payload)
+        channels = message.pop("__asgi_channel__", ())
+        local.deliver_here([channels] if isinstance(channels, str) else channels, message)
+
+
+def open_channel(layer):
+    """A channel name for a socket of the running event loop, whose messages reach its
+    inbox (games.push.local.open_inbox, to be opened with it) through the loop's reader."""
+    key = (asyncio.get_running_loop(), layer)
+    reader = _readers.get(key)
+    if reader is None:
+        reader = _readers[key] = _Reader(layer)
+    reader.channels += 1
+    return reader.prefix + uuid.uuid4().hex
+
+
+def close_channel(layer, channel):
+    """The socket on `channel` has closed: its loop's reader stops with the last one, and
+    a socket opened after that has a reader (and a Redis key) of its own."""
+    key = (asyncio.get_running_loop(), layer)
+    reader = _readers.get(key)
+    if reader is None or not channel.startswith(reader.prefix):
+        return
+    reader.channels -= 1
+    if reader.channels <= 0:
+        del _readers[key]
+        reader.stopped = True

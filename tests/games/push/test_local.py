@@ -127,3 +127,89 @@ def test_without_redis_a_socket_opens_no_inbox_and_still_gets_its_pushes(four, s
     held, pushed = async_to_sync(scenario)()
     assert held == {}
     assert (pushed["type"], pushed["seq"]) == ("fragments", 2)
+
+
+# --- the loop's Redis reader (games.push.redis_batch.open_channel) -----------------------------
+
+
+async def _next(inbox):
+    return await asyncio.wait_for(inbox.get(), timeout=3)
+
+
+def test_a_message_through_redis_reaches_the_socket_by_its_loops_reader_in_one_pop():
+    async def scenario():
+        layer = _layer()
+        channel = redis_batch.open_channel(layer)
+        inbox = local.open_inbox(channel, layer.capacity)
+        connection = layer.connection(0)
+        try:
+            await layer.group_add("g-seat-2", channel)
+            # channels-redis's own sends: a group send (a list of channels in the message)
+            # and a send to the one channel (its name alone).
+            await layer.group_send("g-seat-2", {"type": "chat.message", "n": 1})
+            by_group = await _next(inbox)
+            await layer.send(channel, {"type": "access.changed", "n": 2})
+            direct = await _next(inbox)
+            key = _channel_key(layer, channel)
+            left = await connection.zcard(key)
+            backups = await connection.keys(layer.prefix + "*$inflight")
+        finally:
+            local.close_inbox(channel)
+            redis_batch.close_channel(layer, channel)
+        await layer.flush()
+        return by_group, direct, left, backups
+
+    by_group, direct, left, backups = asyncio.run(scenario())
+    assert by_group == {"type": "chat.message", "n": 1}
+    assert direct == {"type": "access.changed", "n": 2}
+    assert left == 0  # taken off Redis
+    assert backups == []  # and no backup copy was made of it, as channels-redis's receive does
+
+
+def test_a_loops_sockets_share_one_reader_which_stops_with_the_last_of_them():
+    async def scenario():
+        layer = _layer()
+        first = redis_batch.open_channel(layer)
+        second = redis_batch.open_channel(layer)
+        inboxes = [local.open_inbox(c, layer.capacity) for c in (first, second)]
+        shared = layer.non_local_name(first) == layer.non_local_name(second)
+        reader = redis_batch._readers[(asyncio.get_running_loop(), layer)]
+        try:
+            for channel in (first, second):
+                await layer.group_add("g-table", channel)
+            # The first socket closes: a push still reaches the second, and the first's
+            # copy is dropped without harm.
+            local.close_inbox(first)
+            redis_batch.close_channel(layer, first)
+            running_after_one = not reader.task.done()
+            await layer.group_send("g-table", {"type": "game.fragments", "seq": 7})
+            got = await _next(inboxes[1])
+        finally:
+            local.close_inbox(second)
+            redis_batch.close_channel(layer, second)
+        await asyncio.wait([reader.task], timeout=redis_batch.READ_WAIT + 2)
+        stopped = (reader.task.done(), (asyncio.get_running_loop(), layer) not in redis_batch._readers)
+        await layer.flush()
+        return shared, running_after_one, got, stopped
+
+    shared, running_after_one, got, stopped = asyncio.run(scenario())
+    assert shared  # one Redis key for the loop's sockets
+    assert running_after_one
+    assert got == {"type": "game.fragments", "seq": 7}
+    assert stopped == (True, True)
+
+
+def test_the_reader_keeps_trying_while_redis_cannot_be_reached(caplog):
+    async def scenario():
+        layer = ChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test-unreachable")
+        channel = redis_batch.open_channel(layer)
+        reader = redis_batch._readers[(asyncio.get_running_loop(), layer)]
+        await asyncio.sleep(0.3)
+        alive = not reader.task.done()
+        redis_batch.close_channel(layer, channel)
+        await asyncio.wait([reader.task], timeout=redis_batch.READ_WAIT + 2)
+        return alive, reader.task.done()
+
+    alive, stopped = asyncio.run(scenario())
+    assert alive and stopped
+    assert "could not read the sockets' pushes from Redis" in caplog.text
