@@ -56,6 +56,7 @@ CLOSE_LOGGED_OUT = 4401  # no session, or it ended: log-out, password change, ex
 CLOSE_FORBIDDEN = 4403  # this user may not listen at this table
 CLOSE_SEAT_LOST = 4410  # the seat was given to a bot (a moderator's removal)
 CLOSE_RESTRICTED = 4423  # the account is banned or suspended
+CLOSE_SERVER_ERROR = 1011  # the server cannot carry on (Redis lost): the page reconnects
 # A session with no end in sight is still looked at again this often, in case its expiry
 # was moved (a session is saved anew when it changes).
 SESSION_RECHECK_SECONDS = 3600
@@ -226,6 +227,12 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
                                     else SESSION_RECHECK_SECONDS) + 1)
             if await self.check_access():
                 return
+
+    async def layer_lost(self, message):
+        """This process lost Redis (games.push.redis_batch): the socket closes as a server
+        error, which the page answers by reconnecting (static/js/table.js), so that it joins
+        its groups again on the Redis that comes back and fetches what it missed."""
+        await self.close(code=CLOSE_SERVER_ERROR)
 
     async def session_ended(self, message):
         await self.close(code=CLOSE_LOGGED_OUT)

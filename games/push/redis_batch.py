@@ -155,19 +155,21 @@ READ_WAIT = 2
 _readers = {}  # (event loop, layer) -> _Reader of that loop's sockets
 _numbers = itertools.count(1)
 _process = uuid.uuid4().hex[:12]
+# What a socket is told when its reader lost Redis (games.consumers.CheckedSocket.layer_lost).
+LOST = {"type": "layer.lost"}
 
 
 class _Reader:
     """Pops the messages of one event loop's sockets off their Redis key and hands each to
     the inboxes of the channels it names."""
 
-    def __init__(self, layer):
-        self.layer = layer
+    def __init__(self, layer, key):
+        self.layer, self.key = layer, key
         # channels-redis keys a channel "specific.<name>!<id>" by "specific.<name>!": a name
         # per process and loop, so that no other process or loop reads these messages.
         self.prefix = f"specific.site{_process}x{next(_numbers)}!"
-        self.key = layer.prefix + self.prefix
-        self.channels = 0
+        self.redis_key = layer.prefix + self.prefix
+        self.channels = set()
         self.stopped = False
         self.task = asyncio.get_running_loop().create_task(self.run())
 
@@ -177,15 +179,16 @@ class _Reader:
         try:
             while not self.stopped:
                 try:
-                    found = await client.bzpopmin(self.key, timeout=READ_WAIT)
+                    found = await client.bzpopmin(self.redis_key, timeout=READ_WAIT)
                 except redis.RedisError as exc:
-                    # Redis restarting: the sockets stay open and the reader tries again;
-                    # a page that missed a push shows the next one (docs/table.md).
-                    log.warning("could not read the sockets' pushes from Redis: %s", exc)
-                    await asyncio.sleep(1)
+                    self.lost(exc)
+                    return
+                if found is None:
                     continue
-                if found is not None:
+                try:
                     self.deliver(found[1])
+                except Exception:  # one message that cannot be read must not deafen the rest
+                    log.exception("could not read a message for the sockets of %s", self.prefix)
         finally:
             await client.aclose()
 
@@ -194,6 +197,18 @@ class _Reader:
         channels = message.pop("__asgi_channel__", ())
         local.deliver_here([channels] if isinstance(channels, str) else channels, message)
 
+    def lost(self, exc):
+        """Redis cannot be read (restarting, unreachable): a restarted Redis has lost the
+        sockets' group memberships too, so every socket of this reader is told to close, and
+        its page reconnects, joins its groups again and fetches what it missed; the sockets
+        that connect meanwhile get a reader of their own."""
+        log.warning("could not read the sockets' pushes from Redis, closing %s sockets: %s",
+                    len(self.channels), exc)
+        self.stopped = True
+        if _readers.get(self.key) is self:
+            del _readers[self.key]
+        local.deliver_here(list(self.channels), LOST)
+
 
 def open_channel(layer):
     """A channel name for a socket of the running event loop, whose messages reach its
@@ -201,9 +216,10 @@ def open_channel(layer):
     key = (asyncio.get_running_loop(), layer)
     reader = _readers.get(key)
     if reader is None:
-        reader = _readers[key] = _Reader(layer)
-    reader.channels += 1
-    return reader.prefix + uuid.uuid4().hex
+        reader = _readers[key] = _Reader(layer, key)
+    channel = reader.prefix + uuid.uuid4().hex
+    reader.channels.add(channel)
+    return channel
 
 
 def close_channel(layer, channel):
@@ -211,9 +227,9 @@ def close_channel(layer, channel):
     a socket opened after that has a reader (and a Redis key) of its own."""
     key = (asyncio.get_running_loop(), layer)
     reader = _readers.get(key)
-    if reader is None or not channel.startswith(reader.prefix):
+    if reader is None or channel not in reader.channels:
         return
-    reader.channels -= 1
-    if reader.channels <= 0:
+    reader.channels.discard(channel)
+    if not reader.channels:
         del _readers[key]
         reader.stopped = True

@@ -199,17 +199,66 @@ def test_a_loops_sockets_share_one_reader_which_stops_with_the_last_of_them():
     assert stopped == (True, True)
 
 
-def test_the_reader_keeps_trying_while_redis_cannot_be_reached(caplog):
+def test_a_reader_that_cannot_reach_redis_tells_its_sockets_to_close_and_stops(caplog):
     async def scenario():
         layer = ChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test-unreachable")
         channel = redis_batch.open_channel(layer)
-        reader = redis_batch._readers[(asyncio.get_running_loop(), layer)]
-        await asyncio.sleep(0.3)
-        alive = not reader.task.done()
-        redis_batch.close_channel(layer, channel)
-        await asyncio.wait([reader.task], timeout=redis_batch.READ_WAIT + 2)
-        return alive, reader.task.done()
+        inbox = local.open_inbox(channel, layer.capacity)
+        key = (asyncio.get_running_loop(), layer)
+        reader = redis_batch._readers[key]
+        try:
+            told = await _next(inbox)
+            await asyncio.wait([reader.task], timeout=3)
+            # The socket reconnecting meanwhile gets a reader of its own.
+            again = redis_batch.open_channel(layer)
+            fresh = redis_batch._readers[key]
+        finally:
+            local.close_inbox(channel)
+            redis_batch.close_channel(layer, channel)
+        redis_batch.close_channel(layer, again)
+        await asyncio.wait([fresh.task], timeout=3)
+        return told, reader.task.done(), fresh is not reader
 
-    alive, stopped = asyncio.run(scenario())
-    assert alive and stopped
-    assert "could not read the sockets' pushes from Redis" in caplog.text
+    told, stopped, fresh = asyncio.run(scenario())
+    assert told == {"type": "layer.lost"}
+    assert stopped and fresh
+    assert "could not read the sockets' pushes from Redis, closing 1 sockets" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_socket_told_that_redis_was_lost_closes_so_that_its_page_reconnects(four):
+    game = make_started_game(four)
+
+    async def scenario():
+        before = set(local._inboxes)
+        comm = communicator(game, four[1])
+        await connected(comm)
+        (channel,) = set(local._inboxes) - before
+        local.deliver_here([channel], redis_batch.LOST)
+        closed = await comm.receive_output(timeout=5)
+        await comm.wait(timeout=5)
+        return closed
+
+    closed = async_to_sync(scenario)()
+    assert closed == {"type": "websocket.close", "code": 1011}
+
+
+def test_a_message_the_reader_cannot_read_is_logged_and_the_next_one_still_arrives(caplog):
+    async def scenario():
+        layer = _layer()
+        channel = redis_batch.open_channel(layer)
+        inbox = local.open_inbox(channel, layer.capacity)
+        try:
+            await layer.group_add("g-seat-3", channel)
+            connection = layer.connection(0)
+            await connection.zadd(_channel_key(layer, channel), {b"not msgpack at all": 1})
+            await layer.group_send("g-seat-3", {"type": "game.fragments", "seq": 9})
+            got = await _next(inbox)
+        finally:
+            local.close_inbox(channel)
+            redis_batch.close_channel(layer, channel)
+        await layer.flush()
+        return got
+
+    assert asyncio.run(scenario()) == {"type": "game.fragments", "seq": 9}
+    assert "could not read a message for the sockets of" in caplog.text
