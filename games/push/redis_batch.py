@@ -85,6 +85,14 @@ end
 return over
 """
 
+def _connect(client_class, layer):
+    """A client of `client_class` (redis-py's, or its asyncio one) for the layer's host, with
+    the host's options (socket_timeout...) as channels-redis would use them."""
+    host = layer.hosts[0]
+    options = {name: value for name, value in host.items() if name != "address"}
+    return client_class.from_url(host["address"], **options)
+
+
 _clients = {}  # (pid, the host's settings) -> (client, members script, batch script)
 _clients_lock = threading.Lock()
 
@@ -100,8 +108,7 @@ def _client(layer):
         with _clients_lock:
             found = _clients.get(key)
             if found is None:
-                options = {name: value for name, value in host.items() if name != "address"}
-                client = redis.Redis.from_url(host["address"], **options)
+                client = _connect(redis.Redis, layer)
                 found = _clients[key] = (client, client.register_script(_MEMBERS_LUA),
                                          client.register_script(_BATCH_LUA))
     return found
@@ -174,8 +181,7 @@ class _Reader:
         self.task = asyncio.get_running_loop().create_task(self.run())
 
     async def run(self):
-        host = dict(self.layer.hosts[0])
-        client = aioredis.Redis.from_url(host.pop("address"), **host)
+        client = _connect(aioredis.Redis, self.layer)
         try:
             while not self.stopped:
                 try:
