@@ -56,11 +56,14 @@ class Ctx:
                    memory.chose if memory else NO_VOIDS)
 
     @classmethod
-    def from_game(cls, g, seat):
+    def from_game(cls, g, seat, public=None):
+        """`public`: a search.PublicMemory, what every player has seen (None: nothing)."""
         half = g.half
         return cls(seat, g.n, g.hands[seat], [len(h) for h in g.hands],
                    [g.departed[s % half] for s in range(g.n)], g.direction, g.discard[-1],
-                   g.color, g.penalty)
+                   g.color, g.penalty, EMPTY_PREF,
+                   NO_VOIDS if public is None else public.voids,
+                   NO_VOIDS if public is None else public.chose)
 
     # table geometry, from public facts only
     def adjacent(self, s, d=None):
@@ -208,15 +211,16 @@ def card_scores(ctx, cards):
     return scores
 
 
-def wild_color(ctx, card):
-    """Normal's colour for a Wild: its own strongest colour, one the next opponent lacks, and
-    for Wild Team Play the colour the partner is known to hold."""
+def wild_scores(ctx, card):
+    """Normal's score for each colour it could name with a Wild (higher is better): its own
+    strongest colour, one the next opponent lacks, and for Wild Team Play the colour the
+    partner is known to hold."""
     counts = _counts(ctx.hand, card)
     nxt = ctx.next_in(ctx.seat) if card != "WTD4" else ctx.next_in(ctx.adjacent(ctx.seat))
     void = ctx.voids.get(nxt, ())
     opp_chose = ctx.chose.get(nxt, ())
     opp_recent = opp_chose[-1] if opp_chose else None
-    best, best_s = None, None
+    scores = {}
     for i, col in enumerate(COLORS):
         if card == "WTP":
             s = 4.0 * ctx.pref[col] + counts[col]
@@ -226,10 +230,14 @@ def wild_color(ctx, card):
                 s += 4.0
             if col == opp_recent:
                 s -= 2.0
-        s -= i * 1e-3
-        if best_s is None or s > best_s:
-            best, best_s = col, s
-    return best
+        scores[col] = s - i * 1e-3
+    return scores
+
+
+def wild_color(ctx, card):
+    """Normal's colour for a Wild: the best of `wild_scores`."""
+    scores = wild_scores(ctx, card)
+    return max(COLORS, key=scores.__getitem__)
 
 
 def normal_turn(ctx, legal):
@@ -332,9 +340,10 @@ def normal_action(view, legal, rng, memory):
     return normal_turn(ctx, legal)
 
 
-def policy_for_game(g, seat):
-    """Normal's move for `seat` of a (determinized) game: the Hard bot's rollout policy."""
-    ctx = Ctx.from_game(g, seat)
+def policy_for_game(g, seat, public=None):
+    """Normal's move for `seat` of a (determinized) game: the Hard bot's rollout policy.
+    `public`: what every player has seen (search.PublicMemory), or None."""
+    ctx = Ctx.from_game(g, seat, public)
     k = g.must_give(seat)
     if k:
         return {"type": "give", "cards": normal_give(ctx, k)}
