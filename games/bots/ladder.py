@@ -2,7 +2,8 @@
 
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
-        [--score share|best] [--z Z] [--infer-a NAMES] [--infer-b NAMES] A B
+        [--score share|best] [--z Z] [--drop D] [--model plain|public] [--pool M]
+        [--infer-a NAMES] [--infer-b NAMES] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
@@ -12,7 +13,12 @@ Blocked games count as not won. The last line is exactly
 Hard and oracle search with the site's deterministic budget for the table size by default
 (site_budget(P): a count of rollout actions), so a ladder run is reproducible; --actions and
 --rollouts set other deterministic budgets, --seconds a wall-clock one; --horizon, --score
-(how an unfinished rollout is scored) and --z (the override threshold) change the search.
+(how an unfinished rollout is scored), --z (the override threshold), --drop (racing: a
+candidate D standard errors below Normal's move stops being played out), --model (what
+the rollouts' Normal remembers) and --pool (weigh that many samples by the other seats'
+moves and draw the search's worlds from them) change the search (search.Budget).
+--start K skips the first K games (K even), so that two processes can share one long run
+and their tallies add up to it.
 --infer-a / --infer-b set the inferences Hard draws from the other seats' moves on A's and
 B's side (comma-separated names from memory.LEANS, "all" or "none"; default: the site's), so
 `hard hard --infer-a all --infer-b none` measures them; with A equal to B the times are
@@ -31,7 +37,7 @@ from games.engine import Game, Options
 
 from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
-from .search import SCORES
+from .search import MODELS, SCORES
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
@@ -156,6 +162,11 @@ def main(argv=None):
     ap.add_argument("--horizon", type=int, default=None)
     ap.add_argument("--score", choices=SCORES, default=None)
     ap.add_argument("--z", type=float, default=None)
+    ap.add_argument("--drop", type=float, default=None)
+    ap.add_argument("--model", choices=MODELS, default=None)
+    ap.add_argument("--pool", type=int, default=None)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--wilds", choices=("search", "normal"), default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("A", choices=CHOICES)
@@ -166,7 +177,9 @@ def main(argv=None):
     site = site_budget(o.players)
     horizon = o.horizon or site.horizon
     knobs = dict(horizon=horizon, score=o.score or site.score,
-                 z=site.z if o.z is None else o.z)
+                 z=site.z if o.z is None else o.z, drop=site.drop if o.drop is None else o.drop,
+                 model=o.model or site.model, pool=site.pool if o.pool is None else o.pool,
+                 wilds=site.wilds if o.wilds is None else o.wilds == "search")
     if o.seconds is not None:
         budget = Budget(seconds=o.seconds, **knobs)
     elif o.rollouts is not None:
@@ -175,8 +188,9 @@ def main(argv=None):
         budget = Budget(actions=o.actions or site.actions, min_samples=site.min_samples,
                         max_samples=site.max_samples, **knobs)
     deals = (o.games + 1) // 2
+    first = o.start // 2
     jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1,
-             o.infer_a, o.infer_b) for i in range(deals)]
+             o.infer_a, o.infer_b) for i in range(first, deals)]
     wins = played = 0
     times = {}
     t0 = time.perf_counter()

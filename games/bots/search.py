@@ -16,7 +16,10 @@ and the team choices (setup pass, symbol swap, half pass and tag-in give), for w
 `Game.from_view` rebuilds the pending choice.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
-uses), a count of samples (deterministic) or wall-clock seconds (benchmarks).
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Three options
+of the budget were measured on the ladder (docs/bots.md): racing (`drop`), rollouts whose
+Normal remembers what every player has seen (`model="public"`), and worlds weighed by the
+likelihood of the other seats' moves (`pool`, likelihood.py).
 """
 
 import math
@@ -25,6 +28,7 @@ import time
 from games.engine import Game
 from games.engine.cards import COLOR, IS_WILD, POINTS
 
+from .likelihood import Trails, resample
 from .memory import CLASSES
 from .policies import (
     Ctx,
@@ -42,6 +46,11 @@ HORIZON = 60
 # How an unfinished rollout is scored: "share", our team's share of exp(-0.45 * cards) over
 # every team; "best", the same against the best opposing team only (equal with two teams).
 SCORES = ("share", "best")
+# How the rollouts' Normal sees the table: "plain", only the position; "public", also what
+# every player has seen happen (the voids shown by draws and the colours named with Wilds,
+# from the decision's memory and then followed through the rollout), as the real Normal
+# remembers them.
+MODELS = ("plain", "public")
 
 
 class Budget:
@@ -53,13 +62,20 @@ class Budget:
     - `rollouts`: a fixed number of samples (deterministic);
     - `seconds`: wall time (benchmarks only: not reproducible).
 
-    `min_samples`/`max_samples` bound the samples of an `actions` budget."""
+    `min_samples`/`max_samples` bound the samples of an `actions` budget. The search knobs:
+    `horizon` and `score` (how far a rollout goes and how an unfinished one is scored), `z`
+    (the override threshold, None: `Z`), `drop` (racing: None, or how many standard errors
+    below Normal's move a candidate must fall to stop being played out), `model` (what the
+    rollouts' Normal remembers, `MODELS`), `pool` (None, or how many samples to weigh
+    by the other seats' moves before drawing the search's worlds from them) and `wilds`
+    (False: the Wilds are left to Normal, see `decision_candidates`)."""
 
     __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
-                 "score", "z")
+                 "score", "z", "drop", "model", "pool", "wilds")
 
     def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
-                 min_samples=8, max_samples=300, score="share", z=None):
+                 min_samples=8, max_samples=300, score="share", z=None, drop=None,
+                 model="plain", pool=None, wilds=True):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -72,9 +88,23 @@ class Budget:
             raise ValueError(f"score must be one of {SCORES}")
         self.score = score
         self.z = z
+        self.drop = drop
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}")
+        self.model = model
+        self.pool = pool
+        self.wilds = wilds
 
     def __repr__(self):
         knobs = f"horizon={self.horizon}, score={self.score}, z={self.z or Z}"
+        if self.drop is not None:
+            knobs += f", drop={self.drop}"
+        if self.model != "plain":
+            knobs += f", model={self.model}"
+        if self.pool is not None:
+            knobs += f", pool={self.pool}"
+        if not self.wilds:
+            knobs += ", wilds=Normal's"
         if self.rollouts is not None:
             return f"Budget(rollouts={self.rollouts}, {knobs})"
         if self.actions is not None:
@@ -189,8 +219,10 @@ def give_candidates(ctx, k):
     return cands[:MAX_CANDIDATES]
 
 
-def decision_candidates(view, legal, ctx):
-    """(candidates, Normal's choice) for any decision the search handles."""
+def decision_candidates(view, legal, ctx, wilds=True):
+    """(candidates, Normal's choice) for any decision the search handles. `wilds` False
+    leaves the Wilds to Normal: when Normal plays one (or must play a drawn one) its move
+    stands, and otherwise no Wild is among the candidates."""
     decision = view["decision"]
     if decision in ("setup", "swap"):
         cands = pick_candidates(ctx, legal)
@@ -198,7 +230,13 @@ def decision_candidates(view, legal, ctx):
     if decision == "give":
         cands = give_candidates(ctx, view["must_give"])
         return cands, cands[0]
-    return candidates(ctx, legal), normal_turn(ctx, legal)
+    choice = normal_turn(ctx, legal)
+    cands = candidates(ctx, legal)
+    if not wilds:
+        if choice.get("card") in IS_WILD:
+            return [choice], choice
+        cands = [a for a in cands if a.get("card") not in IS_WILD]
+    return cands, choice
 
 
 def sample_world(view, memory, rng):
@@ -330,30 +368,80 @@ def _value(g, team, start_round, score="share"):
     return weights[team] / total if total else 0.0
 
 
-def rollout(g, team, horizon, score="share"):
-    """Play on with Normal for every seat; (value for `team`, actions played)."""
+def rollout(g, team, horizon, score="share", public=None):
+    """Play on with Normal for every seat; (value for `team`, actions played).
+    `public`: a `PublicMemory` the rollout follows and Normal reads (None: plain Normal)."""
     start = g.round
     steps = 0
     while steps < horizon:
         if g.stage == "over" or g.round != start:
             break
         seat = g.waiting_on()[0]
-        g.act(seat, policy_for_game(g, seat))
+        if public is None:
+            g.act(seat, policy_for_game(g, seat))
+        else:
+            color = g.color
+            public.follow(g.act(seat, policy_for_game(g, seat, public)), color)
         steps += 1
     return _value(g, team, start, score), steps
 
 
-def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
+class PublicMemory:
+    """The part of a seat's memory every player shares, followed through a rollout: who is
+    known to lack a colour (or Wilds) and the colours each seat named with Wilds."""
+
+    __slots__ = ("voids", "chose", "half", "n", "wtp")
+
+    def __init__(self, memory, n):
+        self.n = n
+        self.half = n // 2
+        self.voids = {s: set(v) for s, v in memory.voids.items()}
+        self.chose = {s: list(c) for s, c in memory.chose.items()}
+        self.wtp = None
+
+    def follow(self, events, color):
+        """Fold the events of one action; `color`: the colour in play before it."""
+        for e in events:
+            t = e["type"]
+            if t == "play":
+                c = e["card"]
+                if c in IS_WILD:
+                    self.chose[e["seat"]].append(e["color"])
+                self.wtp = (e["seat"], e["color"]) if c == "WTP" else None
+                color = e["color"]
+            elif t == "draw":
+                s = e["seat"]
+                if e["reason"] == "turn" and color is not None:
+                    self.voids[s].update((color, "W"))
+                else:
+                    if e["reason"] == "team_play" and self.wtp and self.wtp[0] == s:
+                        self.voids[(s + self.half) % self.n].update((self.wtp[1], "W"))
+                    self.voids[s].clear()
+                self.wtp = None
+            elif t == "give":
+                self.voids[e["to"]].clear()
+            elif t == "swap" or t == "setup_pass":
+                for s in e["seats"]:
+                    self.voids[s].clear()
+
+
+def _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory=None):
     """Try every candidate on the same sampled worlds with the same rollout seeds (common
     random numbers) and return the best, or Normal's `choice` unless another is clearly
-    better on the paired samples."""
+    better on the paired samples.
+
+    With `budget.drop`, a candidate whose paired differences from Normal's move fall
+    `drop` standard errors below zero is dropped (checked every DROP_EVERY samples once
+    `min_samples` are in), so the rest of the budget goes to the moves still in question;
+    when only Normal's move is left the search stops."""
     if len(cands) == 1:
         return cands[0]
     me = view["seat"]
     team = me % view["teams"]
     base = _normal_index(cands, choice)
-    totals = [0.0] * len(cands)
     diffs = [[] for _ in cands]  # per candidate: its value minus Normal's, sample by sample
+    live = list(range(len(cands)))
+    public = memory if budget.model == "public" and memory is not None else None
     runs = used = 0
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
     while budget.more(runs, used, deadline):
@@ -361,25 +449,42 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice):
         if world is None:
             break
         seed = rng.randrange(1 << 30)
-        values = []
-        for a in cands:
+        values = {}
+        for i in live:
             g = world(seed)
-            g.act(me, a)
-            v, steps = rollout(g, team, budget.horizon, budget.score)
-            values.append(v)
+            if public is None:
+                g.act(me, cands[i])
+            else:
+                pm = PublicMemory(public, g.n)
+                color = g.color
+                pm.follow(g.act(me, cands[i]), color)
+            v, steps = rollout(g, team, budget.horizon, budget.score,
+                               None if public is None else pm)
+            values[i] = v
             used += steps + 1
-        for i, v in enumerate(values):
-            totals[i] += v
-            diffs[i].append(v - values[base])
+        for i in live:
+            diffs[i].append(values[i] - values[base])
         runs += 1
+        if budget.drop is not None and runs >= budget.min_samples and runs % DROP_EVERY == 0:
+            live = [i for i in live if i == base or not _clearly_worse(diffs[i], budget.drop)]
+            if len(live) == 1:
+                break
     if not runs:
         return choice
-    best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+    best = max(live, key=lambda i: (sum(diffs[i]) / len(diffs[i]), -i))
     # Leave Normal's move only when the samples say so clearly (a paired z-test), so that
     # noise from a small budget cannot make Hard weaker than its own rollout policy.
     if best != base and not _clearly_better(diffs[best], Z if budget.z is None else budget.z):
         best = base
     return cands[best]
+
+
+DROP_EVERY = 4
+
+
+def _clearly_worse(d, z):
+    """Whether paired differences `d` are more than `z` standard errors below zero."""
+    return _clearly_better([-x for x in d], z)
 
 
 Z = 1.5
@@ -416,18 +521,49 @@ def hard_decide(view, legal, history, rng, memory, budget):
     """Hard's move: sample the hidden cards from what the seat knows, rebuild each sample
     as a real game (`Game.from_view`, which needs the seat's events for a tag-in give)."""
     ctx = Ctx.from_view(view, memory)
-    cands, choice = decision_candidates(view, legal, ctx)
+    cands, choice = decision_candidates(view, legal, ctx, budget.wilds)
+    if len(cands) > 1 and budget.pool:
+        make_world = _weighed_worlds(view, history, memory, rng, budget.pool)
+    else:
+        def make_world():
+            try:
+                hands, draw = sample_world(view, memory, rng)
+                Game.from_view(view, hands=hands, draw_pile=draw, history=history)
+            except ValueError:
+                return None
+            return _world(view, hands, draw, history)
 
-    def make_world():
+    return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
+
+
+def _world(view, hands, draw, history):
+    return lambda seed: Game.from_view(view, hands=hands, draw_pile=draw, seed=seed,
+                                       history=history)
+
+
+def _weighed_worlds(view, history, memory, rng, size):
+    """Sampling-importance-resampling: deal `size` worlds, weigh each by how likely the
+    other seats' moves were in it (likelihood.Trails), and draw the search's worlds from
+    them in proportion to those weights."""
+    trails = Trails.build(view, history)
+    pool, logs = [], []
+    for _ in range(size):
         try:
             hands, draw = sample_world(view, memory, rng)
             Game.from_view(view, hands=hands, draw_pile=draw, history=history)
         except ValueError:
-            return None
-        return lambda seed: Game.from_view(view, hands=hands, draw_pile=draw, seed=seed,
-                                           history=history)
+            continue
+        pool.append((hands, draw))
+        logs.append(trails.log_weight(hands, rng))
+    if not pool:
+        return lambda: None
+    top = max(logs)
+    weights = [math.exp(x - top) for x in logs]
 
-    return _search(make_world, view, legal, ctx, rng, budget, cands, choice)
+    def make_world():
+        hands, draw = pool[resample(weights, rng)]
+        return _world(view, hands, draw, history)
+    return make_world
 
 
 def oracle_decide_search(game, seat, rng, budget, memory=None):
@@ -437,7 +573,7 @@ def oracle_decide_search(game, seat, rng, budget, memory=None):
     view = game.view(seat)
     legal = game.legal_actions(seat)
     ctx = Ctx.from_view(view, memory)
-    cands, choice = decision_candidates(view, legal, ctx)
+    cands, choice = decision_candidates(view, legal, ctx, budget.wilds)
     snap = game.to_dict()
 
     def make_world():
@@ -451,4 +587,4 @@ def oracle_decide_search(game, seat, rng, budget, memory=None):
             return g
         return world
 
-    return _search(make_world, view, legal, ctx, rng, budget, cands, choice)
+    return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)

@@ -137,3 +137,119 @@ def test_the_site_searches_with_the_budget_of_its_table_size(monkeypatch):
         assert seen[-1] is bots.site_budget(n)
     assert seen[0] is bots.SITE_BUDGET and seen[0].z is None  # 4 players: Z = 1.5
     assert seen[1].z == seen[2].z == 1.0
+
+
+def _scripted_rollouts(monkeypatch, worth):
+    """Replace the rollouts by a scripted value per move (the card on top after the move),
+    plus noise, and count how often each move is played out."""
+    import games.bots.search as search
+    played = {}
+    noise = random.Random(5)
+
+    def fake(g, team, horizon, score="share", public=None):
+        card = g.discard[-1]
+        played[card] = played.get(card, 0) + 1
+        return worth[card] + noise.uniform(-0.3, 0.3), 10
+    monkeypatch.setattr(search, "rollout", fake)
+    return played
+
+
+def test_racing_stops_playing_out_a_move_clearly_worse_than_normals(monkeypatch):
+    g = position([["Y3", "Y7", "G5", "R5"], ["B1", "B3"], ["G4", "G3"], ["R1", "R4"]], "Y5")
+    normal = ask("normal", g, 0)["card"]
+    others = [c for c in ("Y3", "Y7", "G5", "R5") if c != normal]
+    # One move close to Normal's, the others far worse.
+    worth = {normal: 0.5, others[0]: 0.49, others[1]: 0.0, others[2]: 0.0}
+    played = _scripted_rollouts(monkeypatch, worth)
+    a = ask("hard", g, 0, budget=Budget(rollouts=200, drop=1.0))
+    assert a["card"] == normal
+    assert played[normal] == played[others[0]] == 200
+    assert played[others[1]] < 40 and played[others[2]] < 40
+    # Without racing every move is played out on every sample.
+    played.clear()
+    ask("hard", g, 0, budget=Budget(rollouts=200))
+    assert set(played.values()) == {200}
+
+
+def test_racing_stops_the_search_when_only_normals_move_is_left(monkeypatch):
+    g = position([["Y3", "Y7", "G5", "R5"], ["B1", "B3"], ["G4", "G3"], ["R1", "R4"]], "Y5")
+    normal = ask("normal", g, 0)["card"]
+    worth = dict.fromkeys(("Y3", "Y7", "G5", "R5"), 0.0)
+    worth[normal] = 0.6
+    played = _scripted_rollouts(monkeypatch, worth)
+    assert ask("hard", g, 0, budget=Budget(rollouts=200, drop=1.0))["card"] == normal
+    assert max(played.values()) < 40
+
+
+def test_racing_still_finds_a_move_clearly_better_than_normals(monkeypatch):
+    g = position([["Y3", "Y7", "G5", "R5"], ["B1", "B3"], ["G4", "G3"], ["R1", "R4"]], "Y5")
+    normal = ask("normal", g, 0)["card"]
+    better = next(c for c in ("Y3", "Y7", "G5", "R5") if c != normal)
+    worth = dict.fromkeys(("Y3", "Y7", "G5", "R5"), 0.2)
+    worth[normal] = 0.4
+    worth[better] = 0.55
+    _scripted_rollouts(monkeypatch, worth)
+    assert ask("hard", g, 0, budget=Budget(rollouts=200, drop=1.0))["card"] == better
+
+
+def test_the_rollouts_public_memory_follows_draws_wilds_and_trades():
+    from games.bots.search import PublicMemory
+    # Seat 1 holds nothing playable on the Green 5: it draws on its turn.
+    g = position([["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3"],
+                  ["Y1", "Y3", "Y4"]], "G5", turn=1, draw=["B7", "B9", "R6"])
+    mem = SeatMemory.build(g.view(0), [])
+    pm = PublicMemory(mem, 4)
+    pm.follow(g.act(1, {"type": "draw"}), g.color)
+    assert pm.voids[1] == {"G", "W"}
+    assert not mem.voids[1]  # the decision's own memory is left as it was
+    # A Wild's colour is remembered; a penalty draw forgets what the seat lacked.
+    pm.follow([{"type": "play", "seat": 2, "card": "W", "color": "B"}], "G")
+    assert pm.chose[2] == ["B"]
+    pm.follow([{"type": "draw", "seat": 1, "count": 2, "reason": "penalty"}], "B")
+    assert not pm.voids[1]
+    # A partner that cannot answer a Wild Team Play lacks the colour named and Wilds.
+    pm.follow([{"type": "play", "seat": 0, "card": "WTP", "color": "R"},
+               {"type": "draw", "seat": 0, "count": 2, "reason": "team_play"}], "B")
+    assert pm.voids[2] == {"R", "W"}
+
+
+def test_the_rollouts_normal_plays_into_a_colour_the_next_seat_is_seen_to_lack():
+    from games.bots.policies import policy_for_game
+    from games.bots.search import PublicMemory
+    # Seat 0 may play Yellow 3 or Blue 5 on the Yellow 5. Plain Normal plays its lone
+    # Yellow (it sheds the colour it holds least of); told that seat 1, next, was seen to
+    # lack Blue, it turns play to Blue.
+    g = position([["Y3", "B5", "B7", "R1"], ["R3", "R4"], ["G4", "G3"], ["R6", "R8"]],
+                 "Y5")
+    assert policy_for_game(g, 0) == {"type": "play", "card": "Y3"}
+    mem = SeatMemory.build(g.view(0), [])
+    mem.voids[1].update(("B", "W"))
+    assert policy_for_game(g, 0, PublicMemory(mem, 4)) == {"type": "play", "card": "B5"}
+
+
+def test_a_budget_names_how_the_rollouts_see_the_table():
+    import pytest
+    assert "model=public" in repr(Budget(actions=100, model="public"))
+    with pytest.raises(ValueError):
+        Budget(actions=100, model="psychic")
+
+
+def test_with_the_wilds_left_to_normal_the_search_never_spends_one(monkeypatch):
+    # The rollouts say the Wild is far better; Normal keeps it for need.
+    g = position([["Y3", "Y7", "W", "R1"], ["B1", "B3"], ["G4", "G3"], ["R6", "R4"]], "Y5")
+    assert ask("normal", g, 0)["card"] != "W"
+    worth = {"Y3": 0.3, "Y7": 0.3, "W": 0.9}
+    _scripted_rollouts(monkeypatch, worth)
+    assert ask("hard", g, 0, budget=Budget(rollouts=50))["card"] == "W"
+    assert ask("hard", g, 0, budget=Budget(rollouts=50, wilds=False))["card"] != "W"
+
+
+def test_with_the_wilds_left_to_normal_its_wild_and_colour_stand(monkeypatch):
+    # Only Wilds are playable: Normal names the colour it holds most of (Red), and the
+    # search may not change that however the rollouts come out.
+    g = position([["W", "WTD4", "R1", "R2"], ["B1", "B3"], ["G4", "G3"], ["R6", "R4"]], "Y5")
+    normal = ask("normal", g, 0)
+    played = _scripted_rollouts(monkeypatch, {"W": 0.1, "WTD4": 0.9})
+    assert ask("hard", g, 0, budget=Budget(rollouts=50, wilds=False)) == normal
+    assert not played  # nothing was searched
+    assert ask("hard", g, 0, budget=Budget(rollouts=50)) != normal

@@ -42,3 +42,25 @@ def test_the_search_knobs_reach_the_budget(capsys):
           "--score", "best", "--z", "2.5", "hard", "normal"])
     out = capsys.readouterr().out
     assert "Budget(rollouts=1, horizon=5, score=best, z=2.5)" in out
+
+
+def test_the_new_search_knobs_reach_the_budget_too(capsys):
+    main(["--games", "2", "--players", "4", "--seed", "1", "--rollouts", "1", "--horizon", "5",
+          "--drop", "1.0", "--model", "public", "--pool", "10", "--wilds", "normal", "hard",
+          "normal"])
+    out = capsys.readouterr().out
+    assert "Budget(rollouts=1, horizon=5, score=share, z=1.5, drop=1.0, model=public, " \
+           "pool=10, wilds=Normal's)" in out
+
+
+def test_a_run_can_start_part_way_so_two_processes_share_it(capsys):
+    # Easy against random: every game differs. Games 4-7 of an 8-game run, played alone,
+    # are the same games as in the whole run.
+    def games(*extra):
+        main(["--games", "8", "--players", "4", "--seed", "9", *extra, "easy", "random"])
+        out = capsys.readouterr()
+        return (int(LAST.match(out.out.strip().splitlines()[-1]).group(3)),
+                int(LAST.match(out.out.strip().splitlines()[-1]).group(4)))
+    whole, first, second = games(), games("--games", "4"), games("--start", "4")
+    assert second[1] == 4 and first[1] == 4
+    assert first[0] + second[0] == whole[0]
