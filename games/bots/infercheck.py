@@ -30,7 +30,7 @@ from games.engine.cards import COLOR, IS_WILD
 from . import decide
 from .likelihood import Trails
 from .memory import ALL_INFERENCES, CLASSES, LEANS, SHARPENING, SeatMemory
-from .search import sample_world
+from .sampling import sample_world
 
 
 def _cls(c):

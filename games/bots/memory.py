@@ -11,7 +11,7 @@ policy the other seats are modelled by): `lean[s][k]` is a log-weight per card o
 cards of a colour it holds (+3 a card for a Wild's colour, -3 a card for the colour it
 sheds), so under a softmax of those scores the likelihood of an observed move is, up to its
 normaliser, a product of one factor per held card of that colour: a per-card log-weight.
-The sampler deals each seat's hidden cards with these weights (search.sample_world).
+The sampler deals each seat's hidden cards with these weights (sampling.sample_world).
 """
 
 import math

@@ -1,14 +1,10 @@
 """Hard and oracle: determinized Monte Carlo search with Normal as the rollout policy.
 
-Hard samples the hidden cards from what its seat knows (`SeatMemory`): the unknown pool is
-the deck minus the discard pile, its own hand and the cards it knows its partner holds; the
-partner's known cards are placed first, seats known to lack a colour (or Wilds) get cards
-they can hold where the pool allows, each seat's cards are drawn with the per-card weights
-the memory inferred from its moves (`SeatMemory.lean`; none on the site), and the rest of
-the pool is the draw pile in random order. Each sample becomes a real engine game
-(`Game.from_view`), every candidate move is tried on the same samples with the same rollout
-seed (common random numbers), and each is played out by Normal for every seat for up to
-`horizon` actions, then scored by who won or by the cards left. Normal's move is left only
+Hard samples the hidden cards from what its seat knows (sampling.py). Each sample becomes a
+real engine game (`Game.from_view`), every candidate move (candidates.py) is tried on the
+same samples with the same rollout seed (common random numbers), and each is played out by
+Normal for every seat for up to `horizon` actions, then scored by who won or by the cards
+left. Normal's move is left only
 when a paired z-test on the samples says another is better.
 
 Every decision with a choice is searched: a turn, a waiting penalty, a drawn Wild's colour,
@@ -16,32 +12,24 @@ and the team choices (setup pass, symbol swap, half pass and tag-in give), for w
 `Game.from_view` rebuilds the pending choice.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
-uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Three options
-of the budget were measured on the ladder (docs/bots.md): racing (`drop`), rollouts whose
-Normal remembers what every player has seen (`model="public"`), and worlds weighed by the
-likelihood of the other seats' moves (`pool`, likelihood.py).
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Four options
+of the budget were measured on the ladder and are not the site's (docs/bots.md): racing
+(`drop`), rollouts whose Normal remembers what every player has seen (`model="public"`),
+worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), and the
+Wilds left to Normal (`wilds`).
 """
 
 import math
 import time
 
 from games.engine import Game
-from games.engine.cards import COLOR, IS_WILD, POINTS
+from games.engine.cards import IS_WILD
 
+from .candidates import decision_candidates
 from .likelihood import Trails, resample
-from .memory import CLASSES
-from .policies import (
-    Ctx,
-    card_scores,
-    normal_give,
-    normal_pick,
-    normal_turn,
-    pick_scores,
-    policy_for_game,
-    wild_color,
-)
+from .policies import Ctx, policy_for_game
+from .sampling import sample_world
 
-MAX_CANDIDATES = 6
 HORIZON = 60
 # How an unfinished rollout is scored: "share", our team's share of exp(-0.45 * cards) over
 # every team; "best", the same against the best opposing team only (equal with two teams).
@@ -121,224 +109,6 @@ class Budget:
                 return True
             return runs < self.max_samples and used < self.actions
         return not runs or time.perf_counter() < deadline
-
-
-def candidates(ctx, legal):
-    """The moves worth searching: each playable card (a Wild with Normal's colour and the
-    next best colour), the Normal-ranked best few; or the penalty answers."""
-    plays = [a for a in legal if a["type"] == "play"]
-    if not plays or ctx.penalty:
-        seen, out = set(), []
-        for a in legal:
-            key = (a["type"], a.get("card"))
-            if key not in seen:
-                seen.add(key)
-                out.append(a)
-        return out
-    cards = list(dict.fromkeys(a["card"] for a in plays))
-    sc = card_scores(ctx, cards)
-    cards.sort(key=lambda c: -sc[c])
-    out = []
-    for c in cards:
-        if c == "WTP":
-            # Whether the partner can answer depends wholly on the colour: try them all.
-            best = wild_color(ctx, c)
-            out.append({"type": "play", "card": c, "color": best})
-            out += [{"type": "play", "card": c, "color": col} for col in "RYGB" if col != best]
-        elif c in IS_WILD:
-            best = wild_color(ctx, c)
-            out.append({"type": "play", "card": c, "color": best})
-            counts = {col: 0 for col in "RYGB"}
-            for h in ctx.hand:
-                if COLOR[h]:
-                    counts[COLOR[h]] += 1
-            second = max((col for col in "RYGB" if col != best), key=lambda col: counts[col])
-            out.append({"type": "play", "card": c, "color": second})
-        else:
-            out.append({"type": "play", "card": c})
-    return out[:MAX_CANDIDATES]
-
-
-def pick_candidates(ctx, legal):
-    """Setup pass or symbol swap: Normal's pick first, then the next best cards by Normal's
-    score, one of each distinct card, at most MAX_CANDIDATES."""
-    cards = [a["card"] for a in legal]
-    sc = pick_scores(ctx, cards)
-    first = normal_pick(ctx, cards)
-    rest = sorted((c for c in cards if c != first), key=lambda c: -sc[c])
-    return [{"type": "pass", "card": c} for c in [first, *rest][:MAX_CANDIDATES]]
-
-
-def give_candidates(ctx, k):
-    """Half pass or tag-in: Normal's whole colour groups first, then a few other ways to
-    split the hand: no Wilds / every Wild the count allows to the partner, our strongest
-    colour kept, our highest cards handed over, the colour in play handed over."""
-    hand = list(ctx.hand)
-    out = [normal_give(ctx, k)]
-    wilds = [c for c in hand if c in IS_WILD]
-    plain = [c for c in hand if c not in IS_WILD]
-    counts = {col: 0 for col in "RYGB"}
-    for c in plain:
-        counts[COLOR[c]] += 1
-    strongest = max("RYGB", key=lambda col: (counts[col], -"RYGB".index(col)))
-
-    def fill(first, order):
-        give = list(first[:k])
-        left = list(hand)
-        for c in give:
-            left.remove(c)
-        for c in order:
-            if len(give) == k:
-                break
-            if c in left:
-                left.remove(c)
-                give.append(c)
-        for c in left:  # whatever the order left out
-            if len(give) == k:
-                break
-            give.append(c)
-        return give
-
-    by_points = sorted(plain, key=lambda c: -POINTS[c])
-    # Keep our strongest colour and the Wilds; hand over the rest, highest first.
-    out.append(fill([], [c for c in by_points if COLOR[c] != strongest]))
-    # Every Wild the count allows goes to the partner, then Normal's groups.
-    out.append(fill(wilds, normal_give(ctx, k)))
-    # No Wild to the partner: Normal's split of the plain cards.
-    out.append(fill([], [c for c in normal_give(ctx, k) if c not in IS_WILD] + by_points))
-    # The colour in play to the partner (it may play on it next), then the highest cards.
-    out.append(fill([c for c in plain if COLOR[c] == ctx.color], by_points))
-    # Our highest cards to the partner.
-    out.append(fill([], by_points))
-    seen, cands = set(), []
-    for give in out:
-        key = tuple(sorted(give))
-        if len(give) == k and key not in seen:
-            seen.add(key)
-            cands.append({"type": "give", "cards": give})
-    return cands[:MAX_CANDIDATES]
-
-
-def decision_candidates(view, legal, ctx, wilds=True):
-    """(candidates, Normal's choice) for any decision the search handles. `wilds` False
-    leaves the Wilds to Normal: when Normal plays one (or must play a drawn one) its move
-    stands, and otherwise no Wild is among the candidates."""
-    decision = view["decision"]
-    if decision in ("setup", "swap"):
-        cands = pick_candidates(ctx, legal)
-        return cands, cands[0]
-    if decision == "give":
-        cands = give_candidates(ctx, view["must_give"])
-        return cands, cands[0]
-    choice = normal_turn(ctx, legal)
-    cands = candidates(ctx, legal)
-    if not wilds:
-        if choice.get("card") in IS_WILD:
-            return [choice], choice
-        cands = [a for a in cands if a.get("card") not in IS_WILD]
-    return cands, choice
-
-
-def sample_world(view, memory, rng):
-    """Hidden hands and a draw pile consistent with the seat's knowledge: (hands, draw).
-
-    Each seat's cards are drawn one at a time, a card of class k (a colour, or "W" for a
-    Wild) with probability proportional to how many the pool has left times
-    exp(memory.lean[seat][k]), the likelihood per card of what the seat was seen to do; a
-    class the seat is known to lack has weight 0 while the pool allows."""
-    if "legacy_sampler" in memory.infer:
-        return _sample_uniform(view, memory, rng)
-    sizes = view["hand_sizes"]
-    pool = memory.unknown_pool(view)
-    bins = {k: [] for k in CLASSES}
-    for c, k in sorted(pool.items()):
-        if k > 0:
-            bins["W" if c in IS_WILD else COLOR[c]] += [c] * k
-    for k in CLASSES:
-        rng.shuffle(bins[k])
-    hands, order = _known_hands(view, memory)
-    for s in order:
-        need = sizes[s] - len(hands[s])
-        if need <= 0:
-            continue
-        void = memory.voids[s]
-        lean = memory.lean[s]
-        weight = {k: 0.0 if k in void else math.exp(lean[k]) for k in CLASSES}
-        hand = hands[s]
-        for _ in range(need):
-            total = 0.0
-            for k in CLASSES:
-                total += weight[k] * len(bins[k])
-            if total <= 0.0:
-                # Only classes it is known to lack are left: knowledge out of date.
-                weight = dict.fromkeys(CLASSES, 1.0)
-                total = float(sum(len(b) for b in bins.values()))
-                if not total:
-                    break
-            x = rng.random() * total
-            for k in CLASSES:
-                x -= weight[k] * len(bins[k])
-                if x < 0.0 and bins[k]:
-                    break
-            else:
-                k = next(k for k in reversed(CLASSES) if bins[k] and weight[k] > 0.0)
-            hand.append(bins[k].pop())
-    draw = [c for k in CLASSES for c in bins[k]]
-    rng.shuffle(draw)
-    size = view["draw_pile_size"]
-    if len(draw) != size:
-        # Knowledge out of step with the table (should not happen): trust the view's sizes.
-        raise ValueError(f"sampled {len(draw)} draw-pile cards, the view says {size}")
-    return hands, draw
-
-
-def _known_hands(view, memory):
-    """The hands as far as the seat knows them (its own, the cards it handed its partner)
-    and the order the others are dealt in: seats with known voids first, so the cards they
-    can hold are still there."""
-    n, me, partner = view["players"], view["seat"], memory.partner
-    hands = [[] for _ in range(n)]
-    hands[me] = list(view["hand"])
-    hands[partner] = (list(memory.partner_known.elements())
-                      if view["hand_sizes"][partner] else [])
-    order = sorted((s for s in range(n) if s != me), key=lambda s: (-len(memory.voids[s]), s))
-    return hands, order
-
-
-def _sample_uniform(view, memory, rng):
-    """Benchmark only (`legacy_sampler` in the ladder's --infer-a/--infer-b): the sampler
-    Hard had before the leans. It is not uniform: a void seat scans the shuffled pool and
-    skips the cards it cannot hold, which then sit at the front of what is left, so the
-    next seat dealt gets most of them (docs/bots.md)."""
-    sizes = view["hand_sizes"]
-    pool = memory.unknown_pool(view)
-    cards = [c for c, k in sorted(pool.items()) if k > 0 for _ in range(k)]
-    rng.shuffle(cards)
-    hands, order = _known_hands(view, memory)
-    for s in order:
-        need = sizes[s] - len(hands[s])
-        if need <= 0:
-            continue
-        void = memory.voids[s]
-        if void:
-            keep, rest = [], []
-            for c in cards:
-                if need and not (("W" in void and c in IS_WILD) or COLOR[c] in void):
-                    keep.append(c)
-                    need -= 1
-                else:
-                    rest.append(c)
-            hands[s] += keep
-            cards = rest
-        if need > 0:
-            hands[s] += cards[:need]
-            cards = cards[need:]
-    draw = cards
-    size = view["draw_pile_size"]
-    if len(draw) != size:
-        # Knowledge out of step with the table (should not happen): trust the view's sizes.
-        raise ValueError(f"sampled {len(draw)} draw-pile cards, the view says {size}")
-    return hands, draw
 
 
 def _value(g, team, start_round, score="share"):

@@ -73,7 +73,7 @@ def play_checked(options, seed, levels, budget=TINY, max_actions=20_000):
 
 
 def assert_sample_matches(view, seat, mem, hands, draw, game):
-    """A sampled world (search.sample_world) keeps what the seat knows: every hand's size and
+    """A sampled world (sampling.sample_world) keeps what the seat knows: every hand's size and
     the draw pile's, the seat's own hand, its partner's known cards, and the very cards of the
     real game (only hidden ones moved)."""
     assert [len(h) for h in hands] == view["hand_sizes"]

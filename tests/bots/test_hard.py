@@ -3,7 +3,7 @@
 import random
 
 from games.bots import Budget, SeatMemory, decide
-from games.bots.search import sample_world
+from games.bots.sampling import sample_world
 from games.engine import Game, Options, events_for
 from games.engine.cards import COLOR, IS_WILD
 

@@ -6,12 +6,9 @@ from collections import Counter
 
 from games.bots import Budget, SeatMemory, decide, oracle_decide
 from games.bots.policies import Ctx, normal_give, normal_pick
-from games.bots.search import (
-    _clearly_better,
-    give_candidates,
-    pick_candidates,
-    sample_world,
-)
+from games.bots.candidates import give_candidates, pick_candidates
+from games.bots.sampling import sample_world
+from games.bots.search import _clearly_better
 from games.engine import Game, Options, events_for
 from games.engine.simulate import random_action
 

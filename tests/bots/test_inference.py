@@ -7,7 +7,7 @@ from games.bots import Budget, SeatMemory, decide
 from games.bots.infercheck import lean_gain
 from games.bots.ladder import main
 from games.bots.memory import ALL_INFERENCES, INFERENCES, SHARPENING
-from games.bots.search import sample_world
+from games.bots.sampling import sample_world
 from games.engine import events_for
 from games.engine.cards import COLOR, IS_WILD
 
