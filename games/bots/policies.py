@@ -11,7 +11,6 @@ from games.engine.cards import (
     COLOR,
     COLORS,
     DRAW2,
-    FACE,
     IS_WILD,
     KIND,
     PASSING,
