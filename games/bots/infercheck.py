@@ -66,8 +66,9 @@ def lean_gain(mem, view, seat_hands):
     return gain, cards
 
 
-def check(games, players, seed, infer):
-    gain, cards = 0.0, 0
+def _turns(games, players, seed):
+    """Normal-vs-Normal games; yields (game, view, the mover's events, rng) at every third
+    action that is an ordinary turn, before the move is made."""
     for i in range(games):
         g = Game.new(Options(players=players), seed * 1_000_003 + i)
         events = list(g.initial_events())
@@ -78,12 +79,17 @@ def check(games, players, seed, infer):
             view = g.view(seat)
             seen = events_for(events, seat)
             if step % 3 == 0 and view["decision"] == "turn":
-                mem = SeatMemory.build(view, seen, infer)
-                d, k = lean_gain(mem, view, g.hands)
-                gain += d
-                cards += k
+                yield g, view, seen, rng
             events += g.act(seat, decide("normal", view, g.legal_actions(seat), seen, rng))
             step += 1
+
+
+def check(games, players, seed, infer):
+    gain, cards = 0.0, 0
+    for g, view, seen, _ in _turns(games, players, seed):
+        d, k = lean_gain(SeatMemory.build(view, seen, infer), view, g.hands)
+        gain += d
+        cards += k
     return gain, cards
 
 
@@ -117,25 +123,13 @@ def pool_error(view, mem, trails, true_hands, size, rng):
 def check_pool(games, players, seed, size):
     errors = {}
     sizes = []
-    for i in range(games):
-        g = Game.new(Options(players=players), seed * 1_000_003 + i)
-        events = list(g.initial_events())
-        rng = random.Random(f"{seed}:{i}")
-        step = 0
-        while g.stage != "over":
-            seat = g.waiting_on()[0]
-            view = g.view(seat)
-            seen = events_for(events, seat)
-            if step % 3 == 0 and view["decision"] == "turn":
-                mem = SeatMemory.build(view, seen, frozenset())
-                out, ess = pool_error(view, mem, Trails.build(view, seen), g.hands, size,
-                                      rng)
-                for role, (u, w, k) in out.items():
-                    a, b, c = errors.get(role, (0.0, 0.0, 0))
-                    errors[role] = (a + u, b + w, c + k)
-                sizes.append(ess)
-            events += g.act(seat, decide("normal", view, g.legal_actions(seat), seen, rng))
-            step += 1
+    for g, view, seen, rng in _turns(games, players, seed):
+        mem = SeatMemory.build(view, seen, frozenset())
+        out, ess = pool_error(view, mem, Trails.build(view, seen), g.hands, size, rng)
+        for role, (u, w, k) in out.items():
+            a, b, c = errors.get(role, (0.0, 0.0, 0))
+            errors[role] = (a + u, b + w, c + k)
+        sizes.append(ess)
     sizes.sort()
     return ({role: (u / k, w / k) for role, (u, w, k) in sorted(errors.items())},
             sizes[len(sizes) // 2])

@@ -43,13 +43,14 @@ CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
 
 def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000,
-         inferences=None, labels=None):
+         inferences=None, labels=None, watch=None):
     """One game; `levels[team]` plays that team's seats. Returns the finished Game.
 
     Each seat gets its own seeded generator and its own visible event stream, exactly
     what the site would hand the bot. `times` (label -> list) collects decision seconds;
     `inferences[team]`, Hard's inferences for that team (None: the site's); `labels[team]`
-    names the team in `times` (default its level)."""
+    names the team in `times` (default its level); `watch(game, seat, events seen, action)`
+    is called with each decision before it is applied (benchmarks that judge moves)."""
     g = Game.new(options, deal_seed)
     n, half = g.n, g.half
     hist = [[] for _ in range(n)]
@@ -77,6 +78,8 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
         if times is not None:
             label = labels[team] if labels else level
             times.setdefault(label, []).append(time.perf_counter() - t0)
+        if watch is not None:
+            watch(g, seat, hist[seat], a)
         deliver(g.act(seat, a))
     raise RuntimeError(f"game {deal_seed} did not end")
 

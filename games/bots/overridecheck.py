@@ -4,7 +4,8 @@ ladder.
     python -m games.bots.overridecheck --games N [--players P] [--seed S] [--playouts R]
         [--start K] [--actions A] [--z Z] [--wilds search|normal]
 
-Plays games of Hard (one team, taking each team's seats in turn by game) against Normal. Wherever Hard's
+Plays ladder games (`ladder.play`) of Hard (one team, taking each team's seats in turn by
+game) against Normal. Wherever Hard's
 move differs from Normal's, both moves are scored on the true position: R paired playouts to
 the end of the round by Normal for every seat (memory-less, as in the rollouts), each with
 the draw pile in a fresh random order that both moves share; the difference of the two win
@@ -22,7 +23,8 @@ import random
 from games.engine import Game, Options
 from games.engine.cards import DRAW2, IS_WILD, KIND, REVERSE, SKIP
 
-from . import Budget, decide, site_budget
+from . import Budget, site_budget
+from .ladder import play
 from .memory import SeatMemory
 from .policies import normal_action, policy_for_game
 from .search import searchable
@@ -64,37 +66,31 @@ def playout(snap, seat, move, seed):
 def check(games, seed, playouts, budget, start=0, players=4):
     """{kind: [count, sum of gains, sum of squared gains]} over games start..start+games."""
     stats = {}
-    for i in range(start, start + games):
-        g = Game.new(Options(players=players), seed * 1_000_003 + i)
-        n = g.n
-        seen = [[] for _ in range(n)]
+    options = Options(players=players)
+    half = players // 2
 
-        def deliver(events):
-            for e in events:
-                vis = e.get("visible_to")
-                for s in (range(n) if vis is None else vis):
-                    seen[s].append(e)
-        deliver(g.initial_events())
-        rngs = [random.Random(f"{seed}:{i}:{s}") for s in range(n)]
-        hard_team = i % g.half
-        while g.stage != "over":
-            seat = g.waiting_on()[0]
-            view, legal = g.view(seat), g.legal_actions(seat)
-            if seat % g.half != hard_team:
-                deliver(g.act(seat, decide("normal", view, legal, seen[seat], rngs[seat])))
-                continue
-            a = decide("hard", view, legal, seen[seat], rngs[seat], budget=budget)
-            if searchable(view, legal):
-                normal = normal_action(view, legal, None, SeatMemory.build(view, seen[seat]))
-                if normal != a:
-                    snap = g.to_dict()
-                    gain = sum(playout(snap, seat, a, r) - playout(snap, seat, normal, r)
-                               for r in range(playouts)) / playouts
-                    row = stats.setdefault(kind_of(view, normal, a), [0, 0.0, 0.0])
-                    row[0] += 1
-                    row[1] += gain
-                    row[2] += gain * gain
-            deliver(g.act(seat, a))
+    def judge(g, seat, seen, a):
+        if seat % half != hard_team:
+            return
+        view, legal = g.view(seat), g.legal_actions(seat)
+        if not searchable(view, legal):
+            return
+        normal = normal_action(view, legal, None, SeatMemory.build(view, seen))
+        if normal == a:
+            return
+        snap = g.to_dict()
+        gain = sum(playout(snap, seat, a, r) - playout(snap, seat, normal, r)
+                   for r in range(playouts)) / playouts
+        row = stats.setdefault(kind_of(view, normal, a), [0, 0.0, 0.0])
+        row[0] += 1
+        row[1] += gain
+        row[2] += gain * gain
+
+    for i in range(start, start + games):
+        hard_team = i % half
+        levels = ["normal"] * half
+        levels[hard_team] = "hard"
+        play(options, seed * 1_000_003 + i, levels, f"{seed}:{i}", budget, watch=judge)
     return stats
 
 

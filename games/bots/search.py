@@ -296,14 +296,20 @@ def hard_decide(view, legal, history, rng, memory, budget):
         make_world = _weighed_worlds(view, history, memory, rng, budget.pool)
     else:
         def make_world():
-            try:
-                hands, draw = sample_world(view, memory, rng)
-                Game.from_view(view, hands=hands, draw_pile=draw, history=history)
-            except ValueError:
-                return None
-            return _world(view, hands, draw, history)
+            sample = _playable_sample(view, history, memory, rng)
+            return None if sample is None else _world(view, *sample, history)
 
     return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
+
+
+def _playable_sample(view, history, memory, rng):
+    """(hands, draw) of one sample that rebuilds into a game, or None if it does not."""
+    try:
+        hands, draw = sample_world(view, memory, rng)
+        Game.from_view(view, hands=hands, draw_pile=draw, history=history)
+    except ValueError:
+        return None
+    return hands, draw
 
 
 def _world(view, hands, draw, history):
@@ -318,13 +324,10 @@ def _weighed_worlds(view, history, memory, rng, size):
     trails = Trails.build(view, history)
     pool, logs = [], []
     for _ in range(size):
-        try:
-            hands, draw = sample_world(view, memory, rng)
-            Game.from_view(view, hands=hands, draw_pile=draw, history=history)
-        except ValueError:
-            continue
-        pool.append((hands, draw))
-        logs.append(trails.log_weight(hands, rng))
+        sample = _playable_sample(view, history, memory, rng)
+        if sample is not None:
+            pool.append(sample)
+            logs.append(trails.log_weight(sample[0], rng))
     if not pool:
         return lambda: None
     top = max(logs)
