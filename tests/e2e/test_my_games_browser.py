@@ -161,6 +161,50 @@ def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_an
     assert page.evaluate("() => window.__notReloaded === true")
 
 
+def test_a_change_during_a_slow_refresh_is_not_lost(daphne_url, chromium_browser):
+    """A refresh of the list already on its way (the minute's poll, or the previous change's)
+    must not swallow the next change: its answer may be older than the change. Here the
+    first refresh is held in the network until the game has stopped waiting on Ana; the list
+    must still end up saying so."""
+    ana = make_user("mb-slow", display_name="Ana")
+    game = make_started_game([ana], pace=Game.Pace.TURN_BASED, seed=83, bots=["easy"])
+    for _ in range(40):
+        game.refresh_from_db()
+        if 0 in game.waiting_on:
+            break
+        tasks.play_bot(game.pk, game.waiting_on[0], game.last_seq)
+    assert 0 in game.waiting_on
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.goto(f"{daphne_url}/games/mine/")
+    socket_open(page)
+    page.locator(f'.game-row.yours[data-game="{game.pk}"]').wait_for(timeout=10_000)
+    held = []
+
+    def hold_the_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))  # answered now, delivered later
+
+    page.route("**/games/mine/", hold_the_first)
+    page.evaluate("() => document.body.dispatchEvent(new CustomEvent('waiting-changed'))")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)  # lets Playwright run the route handler
+    assert held, "the first refresh never left the page"
+    play_one(game)  # Ana's move: the game no longer waits on her
+    wait_count(page, 0)
+    route, stale = held[0]
+    try:
+        route.fulfill(response=stale)
+    except Exception:  # the page gave up on that request: what a later one answers stands
+        pass
+    page.locator(f'.game-row[data-game="{game.pk}"]:not(.yours)').wait_for(timeout=10_000)
+    page.wait_for_timeout(300)  # a late stale answer would flip it back
+    assert page.locator(f'.game-row.yours[data-game="{game.pk}"]').count() == 0
+
+
 def test_the_home_panel_refreshes_itself_when_a_game_starts(daphne_url, chromium_browser):
     ana, bo = make_user("hp-ana", display_name="Ana"), make_user("hp-bo", display_name="Bo")
     table = table_ready(bo, ana)
