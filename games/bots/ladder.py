@@ -2,7 +2,7 @@
 
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
-        [--score share|best] [--z Z] [--drop D] [--model plain|public] [--pool M]
+        [--score share|best|learned] [--z Z] [--drop D] [--model plain|public] [--pool M]
         [--infer-a NAMES] [--infer-b NAMES] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;

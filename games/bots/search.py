@@ -25,6 +25,7 @@ import time
 from games.engine import Game
 from games.engine.cards import IS_WILD
 
+from . import leafvalue
 from .candidates import decision_candidates
 from .likelihood import Trails, resample
 from .policies import Ctx, policy_for_game
@@ -32,8 +33,9 @@ from .sampling import sample_world
 
 HORIZON = 60
 # How an unfinished rollout is scored: "share", our team's share of exp(-0.45 * cards) over
-# every team; "best", the same against the best opposing team only (equal with two teams).
-SCORES = ("share", "best")
+# every team; "best", the same against the best opposing team only (equal with two teams);
+# "learned", each team's chance fitted to Normal's own rounds (leafvalue.py).
+SCORES = ("share", "best", "learned")
 # How the rollouts' Normal sees the table: "plain", only the position; "public", also what
 # every player has seen happen (the voids shown by draws and the colours named with Wilds,
 # from the decision's memory and then followed through the rollout), as the real Normal
@@ -122,6 +124,8 @@ def _value(g, team, start_round, score="share"):
         if w is None:
             return 1.0 / g.half
         return 1.0 if w == team else 0.0
+    if score == "learned":
+        return leafvalue.share(g, team, leafvalue.WEIGHTS[g.n])
     half = g.half
     weights = []
     for t in range(half):
