@@ -122,7 +122,8 @@ def main(argv=None):
     o = ap.parse_args(argv)
     site = site_budget(o.players)
     budget = Budget(actions=o.actions or site.actions, z=site.z if o.z is None else o.z,
-                    wilds=site.wilds if o.wilds is None else o.wilds == "search")
+                    wilds=site.wilds if o.wilds is None else o.wilds == "search",
+                    horizon=site.horizon, score=site.score)
     print(f"budget {budget}", flush=True)
     stats = check(o.games, o.seed, o.playouts, budget, o.start, o.players)
     for line in report(stats, o.games):
