@@ -12,11 +12,12 @@ and the team choices (setup pass, symbol swap, half pass and tag-in give), for w
 `Game.from_view` rebuilds the pending choice.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
-uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Four options
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Five options
 of the budget were measured on the ladder and are not the site's (docs/bots.md): racing
 (`drop`), rollouts whose Normal remembers what every player has seen (`model="public"`),
-worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), and the
-Wilds left to Normal (`wilds`).
+worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), the
+Wilds left to Normal (`wilds`), and unfinished rollouts scored by a share fitted to
+Normal's rounds (`score="learned"`, leafvalue.py).
 """
 
 import math
