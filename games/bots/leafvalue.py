@@ -93,8 +93,9 @@ def share(g, team, weights):
 # -- fitting ---------------------------------------------------------------------------
 
 def positions(players, games, seed, every):
-    """Yield (round index, [f(t) for teams in the round], [team ids], winner) from `games`
-    Normal-only rounds: every `every`-th position (from a seeded random start)."""
+    """Yield (round index, [f(t) for each team still in the round], index of the round's
+    winner in that list) from `games` Normal-only rounds: every `every`-th position of
+    play (from a seeded random start); blocked rounds are left out."""
     options = Options(players=players)
     for i in range(games):
         g = Game.new(options, seed * 1_000_003 + i)
