@@ -60,16 +60,17 @@ def decide(level, view, legal_actions, history, rng, *, budget=None, inference=N
     return normal_action(view, legal_actions, rng, memory)
 
 
-def oracle_decide(game, seat, rng, *, budget=None, history=None):
+def oracle_decide(game, seat, rng, *, budget=None, history=None, reveal="all"):
     """Benchmark only, never used by the site: Hard's search run on the real game (every
     hand seen, the draw order not: see search.oracle_decide_search). `history`, the seat's
-    events, gives it the same memory Hard has for Normal's default move."""
+    events, gives it the same memory Hard has for Normal's default move. `reveal`
+    ("partner" or "opponents") shows it only those hands and samples the rest as Hard does."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
     memory = SeatMemory.build(view, history or [])
     if searchable(view, legal):
         return oracle_decide_search(game, seat, rng, budget or site_budget(view["players"]),
-                                    memory)
+                                    memory, reveal, history or [])
     return normal_action(view, legal, rng, memory)
 
 

@@ -3,7 +3,7 @@
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned] [--z Z] [--drop D] [--model plain|public] [--pool M]
-        [--infer-a NAMES] [--infer-b NAMES] [--start K] A B
+        [--infer-a NAMES] [--infer-b NAMES] [--reveal all|partner|opponents] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
@@ -23,6 +23,8 @@ and their tallies add up to it.
 B's side (comma-separated names from memory.LEANS, "all" or "none"; default: the site's), so
 `hard hard --infer-a all --infer-b none` measures them; with A equal to B the times are
 reported as A/a and B/b.
+--reveal prices the oracle's knowledge apart: "partner" shows it only its partner's hand,
+"opponents" only the opponents' hands, and the rest is sampled as Hard samples it.
 """
 
 import argparse
@@ -37,20 +39,21 @@ from games.engine import Game, Options
 
 from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
-from .search import MODELS, SCORES
+from .search import MODELS, REVEALS, SCORES
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
 
 def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000,
-         inferences=None, labels=None, watch=None):
+         inferences=None, labels=None, watch=None, reveal="all"):
     """One game; `levels[team]` plays that team's seats. Returns the finished Game.
 
     Each seat gets its own seeded generator and its own visible event stream, exactly
     what the site would hand the bot. `times` (label -> list) collects decision seconds;
     `inferences[team]`, Hard's inferences for that team (None: the site's); `labels[team]`
     names the team in `times` (default its level); `watch(game, seat, events seen, action)`
-    is called with each decision before it is applied (benchmarks that judge moves)."""
+    is called with each decision before it is applied (benchmarks that judge moves);
+    `reveal`, what the oracle sees (`oracle_decide`)."""
     g = Game.new(options, deal_seed)
     n, half = g.n, g.half
     hist = [[] for _ in range(n)]
@@ -71,7 +74,8 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
         level = levels[team]
         t0 = time.perf_counter()
         if level == "oracle":
-            a = oracle_decide(g, seat, rngs[seat], budget=budget, history=hist[seat])
+            a = oracle_decide(g, seat, rngs[seat], budget=budget, history=hist[seat],
+                              reveal=reveal)
         else:
             a = decide(level, g.view(seat), g.legal_actions(seat), hist[seat], rngs[seat],
                        budget=budget, inference=inferences[team] if inferences else None)
@@ -85,7 +89,7 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
 
 
 def _pair(args):
-    options, seed, i, a, b, budget, games, infer_a, infer_b = args
+    options, seed, i, a, b, budget, games, infer_a, infer_b, reveal = args
     teams = options.players // 2
     deal = seed * 1_000_003 + i
     wins = 0
@@ -100,7 +104,7 @@ def _pair(args):
         labels = [lb] * teams
         labels[a_team] = la
         g = play(options, deal, levels, f"{seed}:{i}:{k}", budget, times,
-                 inferences=inferences, labels=labels)
+                 inferences=inferences, labels=labels, reveal=reveal)
         played += 1
         wins += g.game_over["winner"] == a_team
     return wins, played, times
@@ -172,6 +176,7 @@ def main(argv=None):
     ap.add_argument("--wilds", choices=("search", "normal"), default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
+    ap.add_argument("--reveal", choices=REVEALS, default="all")
     ap.add_argument("A", choices=CHOICES)
     ap.add_argument("B", choices=CHOICES)
     o = ap.parse_args(argv)
@@ -193,7 +198,7 @@ def main(argv=None):
     deals = (o.games + 1) // 2
     first = o.start // 2
     jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1,
-             o.infer_a, o.infer_b) for i in range(first, deals)]
+             o.infer_a, o.infer_b, o.reveal) for i in range(first, deals)]
     wins = played = 0
     times = {}
     t0 = time.perf_counter()
@@ -207,7 +212,8 @@ def main(argv=None):
             wins, played = _add(wins, played, times, *_pair(j), o)
     elapsed = time.perf_counter() - t0
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
-          f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}, {elapsed:.1f} s",
+          f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
+          + ("" if o.reveal == "all" else f", oracle sees {o.reveal}") + f", {elapsed:.1f} s",
           file=sys.stdout)
     for level in sorted(times):
         xs = times[level]

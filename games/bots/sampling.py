@@ -16,24 +16,31 @@ from games.engine.cards import COLOR, IS_WILD
 from .memory import CLASSES
 
 
-def sample_world(view, memory, rng):
+def sample_world(view, memory, rng, known=None):
     """Hidden hands and a draw pile consistent with the seat's knowledge: (hands, draw).
 
     Each seat's cards are drawn one at a time, a card of class k (a colour, or "W" for a
     Wild) with probability proportional to how many the pool has left times
     exp(memory.lean[seat][k]), the likelihood per card of what the seat was seen to do; a
-    class the seat is known to lack has weight 0 while the pool allows."""
+    class the seat is known to lack has weight 0 while the pool allows.
+
+    `known` (benchmarks only: the partly revealed oracle) maps seats to their true hands,
+    which are placed as they are and taken out of the pool; the rest is sampled as usual."""
     if "legacy_sampler" in memory.infer:
         return _sample_uniform(view, memory, rng)
     sizes = view["hand_sizes"]
     pool = memory.unknown_pool(view)
+    hands, order = _known_hands(view, memory)
+    for s, cards in (known or {}).items():
+        pool.update(hands[s])  # what the memory placed there goes back to the pool
+        pool.subtract(cards)
+        hands[s] = list(cards)
     bins = {k: [] for k in CLASSES}
     for c, k in sorted(pool.items()):
         if k > 0:
             bins["W" if c in IS_WILD else COLOR[c]] += [c] * k
     for k in CLASSES:
         rng.shuffle(bins[k])
-    hands, order = _known_hands(view, memory)
     for s in order:
         need = sizes[s] - len(hands[s])
         if need <= 0:

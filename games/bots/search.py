@@ -344,14 +344,38 @@ def _weighed_worlds(view, history, memory, rng, size):
     return make_world
 
 
-def oracle_decide_search(game, seat, rng, budget, memory=None):
+REVEALS = ("all", "partner", "opponents")
+
+
+def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", history=None):
     """Benchmark only: the same search on the real game. The oracle sees every hand, but
     not the order of the draw pile, which no player can know: each sample deals the real
-    draw pile in a fresh random order (and reshuffles stay unknown too)."""
+    draw pile in a fresh random order (and reshuffles stay unknown too).
+
+    `reveal` prices the hidden hands apart: "partner" shows it only the partner's hand and
+    "opponents" only the opponents' hands; the rest is sampled exactly as Hard samples it
+    (`history`, the seat's events, is then needed to rebuild a tag-in give)."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
     ctx = Ctx.from_view(view, memory)
     cands, choice = decision_candidates(view, legal, ctx, budget.wilds)
+    if reveal != "all":
+        if reveal not in REVEALS:
+            raise ValueError(f"reveal must be one of {REVEALS}")
+        partner = (seat + view["teams"]) % view["players"]
+        seats = [partner] if reveal == "partner" else [
+            s for s in range(view["players"]) if s % view["teams"] != seat % view["teams"]]
+        known = {s: list(game.hands[s]) for s in seats}
+
+        def make_world():
+            try:
+                hands, draw = sample_world(view, memory, rng, known)
+                Game.from_view(view, hands=hands, draw_pile=draw, history=history)
+            except ValueError:
+                return None
+            return _world(view, hands, draw, history)
+        return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
+
     snap = game.to_dict()
 
     def make_world():
