@@ -307,10 +307,11 @@ def hard_decide(view, legal, history, rng, memory, budget):
     return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
 
 
-def _playable_sample(view, history, memory, rng):
-    """(hands, draw) of one sample that rebuilds into a game, or None if it does not."""
+def _playable_sample(view, history, memory, rng, known=None):
+    """(hands, draw) of one sample that rebuilds into a game, or None if it does not.
+    `known`: hands placed as they are (the partly revealed oracle, `sample_world`)."""
     try:
-        hands, draw = sample_world(view, memory, rng)
+        hands, draw = sample_world(view, memory, rng, known)
         Game.from_view(view, hands=hands, draw_pile=draw, history=history)
     except ValueError:
         return None
@@ -368,12 +369,8 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
         known = {s: list(game.hands[s]) for s in seats}
 
         def make_world():
-            try:
-                hands, draw = sample_world(view, memory, rng, known)
-                Game.from_view(view, hands=hands, draw_pile=draw, history=history)
-            except ValueError:
-                return None
-            return _world(view, hands, draw, history)
+            sample = _playable_sample(view, history, memory, rng, known)
+            return None if sample is None else _world(view, *sample, history)
         return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
 
     snap = game.to_dict()
