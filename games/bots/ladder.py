@@ -10,6 +10,11 @@ each deal is then played again with A on team 1's seats and B on the rest, so th
 the deal cancels. N counts played games (N/2 deals; an odd N plays the last deal once).
 Blocked games count as not won. The last line is exactly
 `A vs B: A won W of N (0.xxx, 95% CI [0.xxx, 0.xxx])` with a Wilson score interval.
+The line before it ranks A's team against each B team by the rule book's final ranking
+(the winner first, then score, then fewer points left in hand; a shared rank is half), so
+equal players stand at one half at every table size, where a win's fair share is 1/3 at 6
+players and 1/4 at 8: `A vs B: A ranked above a B team in 0.xxx of N games' pairings
+(95% CI [0.xxx, 0.xxx])`, the interval over the games' mean pairing scores.
 Hard and oracle search with the site's deterministic budget for the table size by default
 (site_budget(P): a count of rollout actions), so a ladder run is reproducible; --actions and
 --rollouts set other deterministic budgets, --seconds a wall-clock one; --horizon, --score
@@ -95,6 +100,7 @@ def _pair(args):
     wins = 0
     played = 0
     times = {}
+    ranked = []
     la, lb = (f"{a}/A", f"{b}/B") if a == b else (a, b)
     for k, a_team in enumerate((0, 1)[:games]):
         levels = [b] * teams
@@ -107,7 +113,26 @@ def _pair(args):
                  inferences=inferences, labels=labels, reveal=reveal)
         played += 1
         wins += g.game_over["winner"] == a_team
-    return wins, played, times
+        ranked.append(pairing(g.game_over["ranking"], a_team))
+    return wins, played, times, ranked
+
+
+def pairing(ranking, a_team):
+    """A's team against each other team by the final ranking: 1 above, 1/2 level, 0 below;
+    the mean over the other teams."""
+    rank = dict(ranking)
+    mine = rank[a_team]
+    others = [r for t, r in rank.items() if t != a_team]
+    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
+
+
+def mean_interval(xs, z=1.96):
+    """The mean of xs and its normal-approximation interval."""
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, 0.0, 1.0
+    h = z * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, max(0.0, m - h), min(1.0, m + h)
 
 
 def wilson(w, n, z=1.96):
@@ -125,15 +150,17 @@ def p95(xs):
     return xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
 
 
-def _add(wins, played, times, w, p, t, o):
+def _add(wins, played, times, ranked, w, p, t, r, o):
     wins += w
     played += p
+    ranked.extend(r)
     for k, v in t.items():
         times.setdefault(k, []).extend(v)
     if played % 50 < p:  # a running tally on stderr, so a long run can be read part-way
         t = "; ".join(f"{k} median {statistics.median(v) * 1000:.2f} ms p95 "
                       f"{p95(v) * 1000:.2f} ms" for k, v in sorted(times.items()))
-        print(f"progress: {o.A} won {wins} of {played}; {t}", file=sys.stderr, flush=True)
+        print(f"progress: {o.A} won {wins} of {played}, ranked above "
+              f"{statistics.fmean(ranked):.3f}; {t}", file=sys.stderr, flush=True)
     return wins, played
 
 
@@ -201,15 +228,16 @@ def main(argv=None):
              o.infer_a, o.infer_b, o.reveal) for i in range(first, deals)]
     wins = played = 0
     times = {}
+    ranked = []
     t0 = time.perf_counter()
     if o.jobs > 1:
         with Pool(o.jobs) as pool:
             results = pool.imap(_pair, jobs, chunksize=1)
-            for w, p, t in results:
-                wins, played = _add(wins, played, times, w, p, t, o)
+            for w, p, t, r in results:
+                wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
     else:
         for j in jobs:
-            wins, played = _add(wins, played, times, *_pair(j), o)
+            wins, played = _add(wins, played, times, ranked, *_pair(j), o)
     elapsed = time.perf_counter() - t0
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
           f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
@@ -219,6 +247,9 @@ def main(argv=None):
         xs = times[level]
         print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
               f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms")
+    m, lo, hi = mean_interval(ranked)
+    print(f"{o.A} vs {o.B}: {o.A} ranked above a B team in {m:.3f} of {played} games' "
+          f"pairings (95% CI [{lo:.3f}, {hi:.3f}])")
     lo, hi = wilson(wins, played)
     print(f"{o.A} vs {o.B}: {o.A} won {wins} of {played} ({wins / played:.3f}, "
           f"95% CI [{lo:.3f}, {hi:.3f}])")

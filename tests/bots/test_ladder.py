@@ -1,8 +1,8 @@
-"""The ladder command: duplicate pairs and its exact last line."""
+"""The ladder command: duplicate pairs, its ranking line and its exact last line."""
 
 import re
 
-from games.bots.ladder import main, wilson
+from games.bots.ladder import main, mean_interval, pairing, wilson
 
 LAST = re.compile(r"^(\w+) vs (\w+): \1 won (\d+) of (\d+) \((\d\.\d{3}), 95% CI "
                   r"\[(\d\.\d{3}), (\d\.\d{3})\]\)$")
@@ -30,6 +30,46 @@ def test_duplicate_pairs_cancel_the_deal_between_equal_players(capsys):
     # each deal is won once by each side, so exactly half.
     main(["--games", "20", "--players", "4", "--seed", "5", "normal", "normal"])
     assert "normal won 10 of 20" in capsys.readouterr().out.strip().splitlines()[-1]
+
+
+RANKED = re.compile(r"^(\w+) vs (\w+): \1 ranked above a B team in (\d\.\d{3}) of (\d+) "
+                    r"games' pairings \(95% CI \[(\d\.\d{3}), (\d\.\d{3})\]\)$")
+
+
+def test_a_pairing_scores_a_team_against_each_other_team_by_the_final_ranking():
+    # Team 0 first, team 2 second, team 1 third.
+    ranking = [[0, 1], [2, 2], [1, 3]]
+    assert pairing(ranking, 0) == 1.0
+    assert pairing(ranking, 2) == 0.5
+    assert pairing(ranking, 1) == 0.0
+    # A shared rank counts half: level with one, above the other.
+    assert pairing([[1, 1], [0, 2], [3, 2], [2, 4]], 0) == (0.0 + 0.5 + 1.0) / 3
+
+
+def test_the_ranking_line_counts_a_win_as_above_every_b_team(capsys):
+    # With three teams a win scores 1 and a loss at most 1/2 (the winner is above A), so
+    # the mean pairing lies between the share won and that share plus half the rest.
+    main(["--games", "8", "--players", "6", "--seed", "2", "easy", "random"])
+    out = capsys.readouterr().out.strip().splitlines()
+    ranked, last = RANKED.match(out[-2]), LAST.match(out[-1])
+    assert ranked and last, out[-2:]
+    won = int(last.group(3)) / int(last.group(4))
+    m = float(ranked.group(3))
+    assert int(ranked.group(4)) == 8
+    assert won - 0.0005 <= m <= won + (1 - won) / 2 + 0.0005
+    assert float(ranked.group(5)) <= m <= float(ranked.group(6))
+
+
+def test_equal_players_rank_level_at_four_players(capsys):
+    # Duplicate pairs of a deterministic player: each deal once above, once below.
+    main(["--games", "20", "--players", "4", "--seed", "5", "normal", "normal"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert RANKED.match(out[-2]).group(3) == "0.500"
+
+
+def test_the_mean_interval():
+    m, lo, hi = mean_interval([0.0, 1.0] * 50)
+    assert m == 0.5 and round(lo, 3) == 0.402 and round(hi, 3) == 0.598
 
 
 def test_the_wilson_interval():
