@@ -66,7 +66,8 @@ def oracle_decide(game, seat, rng, *, budget=None, history=None, reveal="all"):
     """Benchmark only, never used by the site: Hard's search run on the real game (every
     hand seen, the draw order not: see search.oracle_decide_search). `history`, the seat's
     events, gives it the same memory Hard has for Normal's default move. `reveal`
-    ("partner" or "opponents") shows it only those hands and samples the rest as Hard does."""
+    ("partner" or "opponents") shows it only those hands and samples the rest as Hard does;
+    "hands" shows every hand but rebuilds its worlds from the view as Hard does."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
     memory = SeatMemory.build(view, history or [])

@@ -29,7 +29,8 @@ B's side (comma-separated names from memory.LEANS, "all" or "none"; default: the
 `hard hard --infer-a all --infer-b none` measures them; with A equal to B the times are
 reported as A/a and B/b.
 --reveal prices the oracle's knowledge apart: "partner" shows it only its partner's hand,
-"opponents" only the opponents' hands, and the rest is sampled as Hard samples it.
+"opponents" only the opponents' hands, and the rest is sampled as Hard samples it; "hands"
+shows every hand, rebuilt through the view as Hard rebuilds its worlds.
 """
 
 import argparse

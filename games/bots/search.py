@@ -345,7 +345,7 @@ def _weighed_worlds(view, history, memory, rng, size):
     return make_world
 
 
-REVEALS = ("all", "partner", "opponents")
+REVEALS = ("all", "partner", "opponents", "hands")
 
 
 def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", history=None):
@@ -355,7 +355,9 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
 
     `reveal` prices the hidden hands apart: "partner" shows it only the partner's hand and
     "opponents" only the opponents' hands; the rest is sampled exactly as Hard samples it
-    (`history`, the seat's events, is then needed to rebuild a tag-in give)."""
+    (`history`, the seat's events, is then needed to rebuild a tag-in give). "hands" shows
+    every hand but rebuilds each world through the view as Hard does (`Game.from_view`),
+    which checks that the rebuilding loses nothing the full oracle has."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
     ctx = Ctx.from_view(view, memory)
@@ -365,7 +367,8 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
             raise ValueError(f"reveal must be one of {REVEALS}")
         partner = (seat + view["teams"]) % view["players"]
         seats = [partner] if reveal == "partner" else [
-            s for s in range(view["players"]) if s % view["teams"] != seat % view["teams"]]
+            s for s in range(view["players"])
+            if s != seat and (reveal == "hands" or s % view["teams"] != seat % view["teams"])]
         known = {s: list(game.hands[s]) for s in seats}
 
         def make_world():

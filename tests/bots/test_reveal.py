@@ -1,5 +1,6 @@
 """The partly revealed oracle (benchmark only): it sees the partner's hand or the opponents'
-hands and samples the rest exactly as Hard does, so the ladder can price each apart."""
+hands and samples the rest exactly as Hard does, so the ladder can price each apart; or it
+sees every hand but rebuilds its worlds as Hard does."""
 
 import random
 from collections import Counter
@@ -60,6 +61,9 @@ def test_the_oracle_shown_only_the_opponents_reads_them_and_shown_the_partner_do
     assert seen["card"] != "B2"
     guessed = oracle_decide(g, 0, random.Random(0), budget=budget, reveal="partner")
     assert guessed["card"] == "B2"
+    # Every hand shown, rebuilt through the view as Hard rebuilds its samples: it sees seat 1.
+    rebuilt = oracle_decide(g, 0, random.Random(0), budget=budget, reveal="hands")
+    assert rebuilt["card"] != "B2"
     with pytest.raises(ValueError):
         oracle_decide(g, 0, random.Random(0), budget=budget, reveal="everything")
 
@@ -88,7 +92,7 @@ def test_the_ladder_runs_the_partly_revealed_oracle(capsys):
 
 
 def test_a_whole_game_with_each_reveal_stays_legal():
-    for reveal in ("partner", "opponents"):
+    for reveal in ("partner", "opponents", "hands"):
         g = Game.new(Options(players=6), 5)
         events = list(g.initial_events())
         rngs = [random.Random(s) for s in range(6)]
@@ -100,3 +104,19 @@ def test_a_whole_game_with_each_reveal_stays_legal():
                               history=events_for(events, s), reveal=reveal)
             events += g.act(s, a)  # the engine refuses an illegal action
         assert g.stage == "over"
+
+
+def test_the_hands_reveal_places_every_hand_as_it_is():
+    g, events = _midgame(6, 13)
+    seat = g.waiting_on()[0]
+    view = g.view(seat)
+    mem = SeatMemory.build(view, events_for(events, seat))
+    known = {s: list(g.hands[s]) for s in range(6) if s != seat}
+    draws = set()
+    for k in range(10):
+        hands, draw = sample_world(view, mem, random.Random(k), known)
+        assert [Counter(h) for h in hands] == [Counter(h) for h in g.hands]
+        assert Counter(draw) == Counter(g.draw)
+        draws.add(tuple(draw))
+    # Only the order of the draw pile is still guessed.
+    assert len(draws) > 1
