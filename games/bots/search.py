@@ -365,10 +365,11 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
     if reveal != "all":
         if reveal not in REVEALS:
             raise ValueError(f"reveal must be one of {REVEALS}")
-        partner = (seat + view["teams"]) % view["players"]
-        seats = [partner] if reveal == "partner" else [
-            s for s in range(view["players"])
-            if s != seat and (reveal == "hands" or s % view["teams"] != seat % view["teams"])]
+        teams = view["teams"]
+        others = [s for s in range(view["players"]) if s != seat]
+        seats = {"partner": [s for s in others if s % teams == seat % teams],
+                 "opponents": [s for s in others if s % teams != seat % teams],
+                 "hands": others}[reveal]
         known = {s: list(game.hands[s]) for s in seats}
 
         def make_world():
