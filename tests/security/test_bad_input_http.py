@@ -101,8 +101,9 @@ def unroutable(target):
 
 
 def spoilt(draw, arg):
-    """`arg`, or (one time in four) a path part no route can hold in its place."""
-    return draw(unreadable_parts) if draw(st.integers(0, 3)) == 3 else arg
+    """`arg`, or (one time in four) a path part no route can hold in its place. The spoilt
+    part is the draw of 0, the value Hypothesis tries first, so every run holds one."""
+    return draw(unreadable_parts) if draw(st.integers(0, 3)) == 0 else arg
 
 
 def junk_fields(names):
