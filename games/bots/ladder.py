@@ -2,8 +2,9 @@
 
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
-        [--score share|best|learned] [--z Z] [--drop D] [--model plain|public] [--pool M]
-        [--infer-a NAMES] [--infer-b NAMES] [--reveal all|partner|opponents] [--start K] A B
+        [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
+        [--pool M] [--infer-a NAMES] [--infer-b NAMES]
+        [--reveal all|partner|opponents|hands] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
@@ -18,10 +19,11 @@ players and 1/4 at 8: `A vs B: A ranked above a B team in 0.xxx of N games' pair
 Hard and oracle search with the site's deterministic budget for the table size by default
 (site_budget(P): a count of rollout actions), so a ladder run is reproducible; --actions and
 --rollouts set other deterministic budgets, --seconds a wall-clock one; --horizon, --score
-(how an unfinished rollout is scored), --z (the override threshold), --drop (racing: a
-candidate D standard errors below Normal's move stops being played out), --model (what
-the rollouts' Normal remembers) and --pool (weigh that many samples by the other seats'
-moves and draw the search's worlds from them) change the search (search.Budget).
+(how a rollout is scored; "rank", by the final ranking), --z (the override threshold),
+--drop (racing: a candidate D standard errors below Normal's move stops being played out),
+--model (what the rollouts' Normal remembers) and --pool (weigh that many samples by the
+other seats' moves and draw the search's worlds from them) change the search
+(search.Budget).
 --start K skips the first K games (K even), so that two processes can share one long run
 and their tallies add up to it.
 --infer-a / --infer-b set the inferences Hard draws from the other seats' moves on A's and
@@ -45,7 +47,7 @@ from games.engine import Game, Options
 
 from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
-from .search import MODELS, REVEALS, SCORES
+from .search import MODELS, REVEALS, SCORES, pairing
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
@@ -116,15 +118,6 @@ def _pair(args):
         wins += g.game_over["winner"] == a_team
         ranked.append(pairing(g.game_over["ranking"], a_team))
     return wins, played, times, ranked
-
-
-def pairing(ranking, a_team):
-    """A's team against each other team by the final ranking: 1 above, 1/2 level, 0 below;
-    the mean over the other teams."""
-    rank = dict(ranking)
-    mine = rank[a_team]
-    others = [r for t, r in rank.items() if t != a_team]
-    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
 def mean_interval(xs, z=1.96):

@@ -33,10 +33,14 @@ from .policies import Ctx, policy_for_game
 from .sampling import sample_world
 
 HORIZON = 60
-# How an unfinished rollout is scored: "share", our team's share of exp(-0.45 * cards) over
-# every team; "best", the same against the best opposing team only (equal with two teams);
-# "learned", each team's chance fitted to Normal's own rounds (leafvalue.py).
-SCORES = ("share", "best", "learned")
+# How a rollout is scored. A won round is 1 and a lost one 0, except with "rank"; an
+# unfinished one: "share", our team's share of exp(-0.45 * cards) over every team; "best",
+# the same against the best opposing team only (equal with two teams); "learned", each
+# team's chance fitted to Normal's own rounds (leafvalue.py); "rank", the final ranking
+# the ratings read: the share of the other teams ranked below ours (`pairing`), finished
+# or not (unfinished: the same share as "share" against each team alone, averaged). With
+# two teams "rank" is "share".
+SCORES = ("share", "best", "learned", "rank")
 # How the rollouts' Normal sees the table: "plain", only the position; "public", also what
 # every player has seen happen (the voids shown by draws and the colours named with Wilds,
 # from the decision's memory and then followed through the rollout), as the real Normal
@@ -117,6 +121,8 @@ class Budget:
 def _value(g, team, start_round, score="share"):
     """1 for a win of `team`, 0 for a loss; unfinished: a share by cards left, over every
     team ("share") or against the best opposing team only ("best")."""
+    if score == "rank":
+        return _rank_value(g, team, start_round)
     res = g.game_over if g.stage == "over" else None
     if res is None and g.round != start_round:
         res = g.last_round
@@ -141,6 +147,35 @@ def _value(g, team, start_round, score="share"):
     else:
         total = sum(weights)
     return weights[team] / total if total else 0.0
+
+
+def pairing(ranking, team):
+    """`team` against each other team by a final ranking ([team, rank] pairs, 1 first): 1
+    above, 1/2 level, 0 below; the mean over the other teams."""
+    rank = dict(ranking)
+    mine = rank[team]
+    others = [r for t, r in rank.items() if t != team]
+    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
+
+
+def _rank_value(g, team, start_round):
+    """The "rank" score: the game's final ranking when the rollout ended it; a round that
+    ended with the game going on ranks its winner first and the others by the points left
+    in their hands (what the final ranking falls back on); an unfinished round, each other
+    team by exp(-0.45 * cards) against ours alone. A team that left ranks below."""
+    if g.stage == "over":
+        return pairing(g.game_over["ranking"], team)
+    half = g.half
+    if g.round != start_round:
+        w = g.last_round["winner"]
+        key = [(g.departed[t], t != w, g.last_points[t]) for t in range(half)]
+        return sum(1.0 if key[team] < key[t] else 0.5 if key[team] == key[t] else 0.0
+                   for t in range(half) if t != team) / (half - 1)
+    weight = [math.exp(-0.45 * (len(g.hands[t]) + len(g.hands[t + half])))
+              for t in range(half)]
+    mine = weight[team]
+    return sum(1.0 if g.departed[t] else mine / (mine + weight[t])
+               for t in range(half) if t != team) / (half - 1)
 
 
 def rollout(g, team, horizon, score="share", public=None):

@@ -1,6 +1,9 @@
 """Hard: sampling hidden cards from what the seat knows, and searching with them."""
 
+import math
 import random
+
+import pytest
 
 from games.bots import Budget, SeatMemory, decide
 from games.bots.sampling import sample_world
@@ -106,6 +109,40 @@ def test_an_unfinished_rollout_scored_against_the_best_rival_team_or_all_of_them
     # With two teams the two scores are the same thing.
     two = _table([2, 3, 2, 4])
     assert abs(_value(two, 0, 1, "best") - _value(two, 0, 1)) < 1e-12
+
+
+def test_an_unfinished_rollout_scored_by_rank_meets_each_rival_team_alone():
+    from games.bots.search import _value
+    # Team 0 holds 4 cards; the rival teams 5 and 30. Against each alone: 1/(1 + e^-0.45)
+    # and about 1, so the mean is their average, and a rival team that left counts 1.
+    lone = _table([2, 2, 15, 2, 3, 15])
+    near = 1 / (1 + math.exp(-0.45))
+    far = 1 / (1 + math.exp(-0.45 * 26))
+    assert _value(lone, 0, 1, "rank") == pytest.approx((near + far) / 2)
+    second_far = 1 / (1 + math.exp(-0.45 * 25))
+    assert _value(lone, 1, 1, "rank") == pytest.approx((1 - near + second_far) / 2)
+    lone.departed[2] = True
+    assert _value(lone, 0, 1, "rank") == pytest.approx((near + 1) / 2)
+    # With two teams it is the share.
+    two = _table([2, 3, 2, 4])
+    assert _value(two, 0, 1, "rank") == pytest.approx(_value(two, 0, 1))
+
+
+@pytest.mark.parametrize("target", [None, 500])
+def test_a_finished_round_scored_by_rank_ranks_the_losers_by_the_points_left(target):
+    from games.bots.search import _value
+    # Seat 0 goes out with its partner (seat 3) out already: team 0 wins. Team 1 is left
+    # with 3 points, team 2 with 17: team 1 ranks above team 2, so it takes half its
+    # pairings, whether the game ends there or (to a target) a new round is dealt.
+    hands = [["Y3"], ["B1"], ["G9"], [], ["R2"], ["R8"]]
+    rest = rest_of_deck(*hands, ["Y5"])
+    g = Game.from_position(Options(players=6, target_score=target), hands=hands,
+                           draw_pile=rest[:40], discard=rest[40:] + ["Y5"], turn=0)
+    start = g.round
+    g.act(0, {"type": "play", "card": "Y3"})
+    assert (g.stage == "over") == (target is None)
+    assert [_value(g, t, start, "rank") for t in range(3)] == [1.0, 0.5, 0.0]
+    assert [_value(g, t, start) for t in range(3)] == [1.0, 0.0, 0.0]
 
 
 def test_the_override_threshold_is_a_budget_knob():
