@@ -12,12 +12,13 @@ and the team choices (setup pass, symbol swap, half pass and tag-in give), for w
 `Game.from_view` rebuilds the pending choice.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
-uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Five options
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Six options
 of the budget were measured on the ladder and are not the site's (docs/bots.md): racing
 (`drop`), rollouts whose Normal remembers what every player has seen (`model="public"`),
 worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), the
-Wilds left to Normal (`wilds`), and unfinished rollouts scored by a share fitted to
-Normal's rounds (`score="learned"`, leafvalue.py).
+Wilds left to Normal (`wilds`), unfinished rollouts scored by a share fitted to Normal's
+rounds (`score="learned"`, leafvalue.py), and rollouts scored by the final ranking
+(`score="rank"`).
 """
 
 import math
@@ -120,7 +121,8 @@ class Budget:
 
 def _value(g, team, start_round, score="share"):
     """1 for a win of `team`, 0 for a loss; unfinished: a share by cards left, over every
-    team ("share") or against the best opposing team only ("best")."""
+    team ("share"), against the best opposing team only ("best") or fitted ("learned").
+    "rank" scores by the final ranking instead (`_rank_value`)."""
     if score == "rank":
         return _rank_value(g, team, start_round)
     res = g.game_over if g.stage == "over" else None
