@@ -135,20 +135,21 @@ def _value(g, team, start_round, score="share"):
         return 1.0 if w == team else 0.0
     if score == "learned":
         return leafvalue.share(g, team, leafvalue.WEIGHTS[g.n])
-    half = g.half
-    weights = []
-    for t in range(half):
-        if g.departed[t]:
-            weights.append(0.0)
-            continue
-        cards = len(g.hands[t]) + len(g.hands[t + half])
-        weights.append(math.exp(-0.45 * cards))
+    weights = _card_weights(g)
     if score == "best":
         rival = max(w for t, w in enumerate(weights) if t != team)
         total = weights[team] + rival
     else:
         total = sum(weights)
     return weights[team] / total if total else 0.0
+
+
+def _card_weights(g):
+    """Each team's weight by the cards its two hands hold, exp(-0.45 * cards); 0 for a team
+    that left."""
+    half = g.half
+    return [0.0 if g.departed[t] else math.exp(-0.45 * (len(g.hands[t]) + len(g.hands[t + half])))
+            for t in range(half)]
 
 
 def pairing(ranking, team):
@@ -171,13 +172,10 @@ def _rank_value(g, team, start_round):
     if g.round != start_round:
         w = g.last_round["winner"]
         key = [(g.departed[t], t != w, g.last_points[t]) for t in range(half)]
-        return sum(1.0 if key[team] < key[t] else 0.5 if key[team] == key[t] else 0.0
-                   for t in range(half) if t != team) / (half - 1)
-    weight = [math.exp(-0.45 * (len(g.hands[t]) + len(g.hands[t + half])))
-              for t in range(half)]
-    mine = weight[team]
-    return sum(1.0 if g.departed[t] else mine / (mine + weight[t])
-               for t in range(half) if t != team) / (half - 1)
+        return pairing([(t, sorted(key).index(key[t])) for t in range(half)], team)
+    weights = _card_weights(g)  # a team that left weighs 0: ours is then the whole pair
+    mine = weights[team]
+    return sum(mine / (mine + weights[t]) for t in range(half) if t != team) / (half - 1)
 
 
 def rollout(g, team, horizon, score="share", public=None):
