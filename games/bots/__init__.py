@@ -10,7 +10,7 @@ sees the real game and exists only to measure what hidden information costs (doc
 import random
 
 from .memory import INFERENCES, SeatMemory
-from .policies import easy_action, normal_action, random_action
+from .policies import WEIGHTS, easy_action, normal_action, random_action
 from .search import Budget, hard_decide, oracle_decide_search, searchable
 
 LEVELS = ("random", "easy", "normal", "hard")
@@ -39,7 +39,8 @@ def site_budget(players):
     return SITE_BUDGETS.get(players, SITE_BUDGET)
 
 
-def decide(level, view, legal_actions, history, rng, *, budget=None, inference=None):
+def decide(level, view, legal_actions, history, rng, *, budget=None, inference=None,
+           weights=None):
     """The action `level` takes for the seat whose view this is.
 
     view: `game.view(seat)`; legal_actions: `game.legal_actions(seat)` ([] with
@@ -47,7 +48,9 @@ def decide(level, view, legal_actions, history, rng, *, budget=None, inference=N
     events, oldest first; rng: a seeded `random.Random` (the only randomness used).
     budget: Hard's `Budget` (default `site_budget(players)`); inference: the names of the
     inferences Hard draws from the other seats' moves (default `memory.INFERENCES`, what the
-    site uses; the ladder compares others). Returns an action dict.
+    site uses; the ladder compares others); weights: Normal's turn score, a name in
+    `policies.WEIGHTS` (default "normal"; Hard's is `budget.weights`). Returns an action
+    dict.
     """
     if not legal_actions and not view.get("must_give"):
         raise ValueError("This seat has nothing to decide now.")
@@ -58,10 +61,12 @@ def decide(level, view, legal_actions, history, rng, *, budget=None, inference=N
     if level not in ("normal", "hard"):
         raise ValueError(f"unknown bot level {level!r}")
     memory = SeatMemory.build(view, history, INFERENCES if inference is None else inference)
-    if level == "hard" and searchable(view, legal_actions):
-        return hard_decide(view, legal_actions, history, rng, memory,
-                           budget or site_budget(view["players"]))
-    return normal_action(view, legal_actions, rng, memory)
+    if level == "hard":
+        budget = budget or site_budget(view["players"])
+        if searchable(view, legal_actions):
+            return hard_decide(view, legal_actions, history, rng, memory, budget)
+        weights = budget.weights
+    return normal_action(view, legal_actions, rng, memory, WEIGHTS[weights or "normal"])
 
 
 def oracle_decide(game, seat, rng, *, budget=None, history=None, reveal="all"):

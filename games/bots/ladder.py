@@ -3,7 +3,7 @@
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
-        [--pool M] [--infer-a NAMES] [--infer-b NAMES]
+        [--pool M] [--weights normal|shedding] [--infer-a NAMES] [--infer-b NAMES]
         [--reveal all|partner|opponents|hands] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
@@ -21,9 +21,11 @@ Hard and oracle search with the site's deterministic budget for the table size b
 --rollouts set other deterministic budgets, --seconds a wall-clock one; --horizon, --score
 (how a rollout is scored; "rank", by the final ranking), --z (the override threshold),
 --drop (racing: a candidate D standard errors below Normal's move stops being played out),
---model (what the rollouts' Normal remembers) and --pool (weigh that many samples by the
-other seats' moves and draw the search's worlds from them) change the search
-(search.Budget).
+--model (what the rollouts' Normal remembers), --pool (weigh that many samples by the
+other seats' moves and draw the search's worlds from them) and --weights (the base move's
+turn score, policies.WEIGHTS) change the search (search.Budget, every Hard of the run).
+With A normal, --weights also sets A's own turn score, so `--weights shedding normal
+normal` measures a score without the search.
 --start K skips the first K games (K even), so that two processes can share one long run
 and their tallies add up to it.
 --infer-a / --infer-b set the inferences Hard draws from the other seats' moves on A's and
@@ -47,13 +49,14 @@ from games.engine import Game, Options
 
 from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
+from .policies import WEIGHTS
 from .search import MODELS, REVEALS, SCORES, pairing
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
 
 def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000,
-         inferences=None, labels=None, watch=None, reveal="all"):
+         inferences=None, labels=None, watch=None, reveal="all", weights=None):
     """One game; `levels[team]` plays that team's seats. Returns the finished Game.
 
     Each seat gets its own seeded generator and its own visible event stream, exactly
@@ -61,7 +64,8 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
     `inferences[team]`, Hard's inferences for that team (None: the site's); `labels[team]`
     names the team in `times` (default its level); `watch(game, seat, events seen, action)`
     is called with each decision before it is applied (benchmarks that judge moves);
-    `reveal`, what the oracle sees (`oracle_decide`)."""
+    `reveal`, what the oracle sees (`oracle_decide`); `weights[team]`, that team's Normal
+    turn score (None: Normal's own; Hard takes its own from the budget)."""
     g = Game.new(options, deal_seed)
     n, half = g.n, g.half
     hist = [[] for _ in range(n)]
@@ -86,7 +90,8 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
                               reveal=reveal)
         else:
             a = decide(level, g.view(seat), g.legal_actions(seat), hist[seat], rngs[seat],
-                       budget=budget, inference=inferences[team] if inferences else None)
+                       budget=budget, inference=inferences[team] if inferences else None,
+                       weights=weights[team] if weights else None)
         if times is not None:
             label = labels[team] if labels else level
             times.setdefault(label, []).append(time.perf_counter() - t0)
@@ -97,7 +102,7 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
 
 
 def _pair(args):
-    options, seed, i, a, b, budget, games, infer_a, infer_b, reveal = args
+    options, seed, i, a, b, budget, games, infer_a, infer_b, reveal, weights_a = args
     teams = options.players // 2
     deal = seed * 1_000_003 + i
     wins = 0
@@ -112,8 +117,10 @@ def _pair(args):
         inferences[a_team] = infer_a
         labels = [lb] * teams
         labels[a_team] = la
+        weights = [None] * teams
+        weights[a_team] = weights_a
         g = play(options, deal, levels, f"{seed}:{i}:{k}", budget, times,
-                 inferences=inferences, labels=labels, reveal=reveal)
+                 inferences=inferences, labels=labels, reveal=reveal, weights=weights)
         played += 1
         wins += g.game_over["winner"] == a_team
         ranked.append(pairing(g.game_over["ranking"], a_team))
@@ -195,6 +202,7 @@ def main(argv=None):
     ap.add_argument("--pool", type=int, default=None)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--wilds", choices=("search", "normal"), default=None)
+    ap.add_argument("--weights", choices=tuple(WEIGHTS), default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("--reveal", choices=REVEALS, default="all")
@@ -208,7 +216,8 @@ def main(argv=None):
     knobs = dict(horizon=horizon, score=o.score or site.score,
                  z=site.z if o.z is None else o.z, drop=site.drop if o.drop is None else o.drop,
                  model=o.model or site.model, pool=site.pool if o.pool is None else o.pool,
-                 wilds=site.wilds if o.wilds is None else o.wilds == "search")
+                 wilds=site.wilds if o.wilds is None else o.wilds == "search",
+                 weights=o.weights or site.weights)
     if o.seconds is not None:
         budget = Budget(seconds=o.seconds, **knobs)
     elif o.rollouts is not None:
@@ -219,7 +228,7 @@ def main(argv=None):
     deals = (o.games + 1) // 2
     first = o.start // 2
     jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1,
-             o.infer_a, o.infer_b, o.reveal) for i in range(first, deals)]
+             o.infer_a, o.infer_b, o.reveal, o.weights) for i in range(first, deals)]
     wins = played = 0
     times = {}
     ranked = []

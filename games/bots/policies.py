@@ -23,14 +23,38 @@ EMPTY_PREF = dict.fromkeys(COLORS, 0.0)
 NO_VOIDS = {}
 
 
+class Weights:
+    """How Normal's turn score weighs a card: `shed`, per card of its colour still held
+    (the colour held least goes first); `points`, per point the card is worth, or
+    `points_near` once an opponent holds `near` cards or fewer."""
+
+    __slots__ = ("shed", "points", "points_near", "near")
+
+    def __init__(self, shed, points, points_near, near):
+        self.shed = shed
+        self.points = points
+        self.points_near = points_near
+        self.near = near
+
+
+# Normal's: keep the points for when an opponent is about to go out.
+NORMAL = Weights(shed=3.0, points=0.08, points_near=0.6, near=2)
+# Hard's base move at 8 players. Three of the four teams lose a round, and they are ranked
+# by the points left in their hands, so points are shed from the start and the colour
+# counts weigh half as much: measured better than NORMAL in the 8-player rounds of Normal
+# bots (docs/bots.md, "Measured: a base move that sheds points").
+SHEDDING = Weights(shed=1.5, points=0.6, points_near=0.6, near=2)
+WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING}
+
+
 class Ctx:
     """What Normal looks at for one decision of one seat."""
 
     __slots__ = ("seat", "n", "half", "hand", "sizes", "departed", "direction", "top",
-                 "color", "penalty", "pref", "voids", "chose")
+                 "color", "penalty", "pref", "voids", "chose", "weights")
 
     def __init__(self, seat, n, hand, sizes, departed, direction, top, color, penalty,
-                 pref=EMPTY_PREF, voids=NO_VOIDS, chose=NO_VOIDS):
+                 pref=EMPTY_PREF, voids=NO_VOIDS, chose=NO_VOIDS, weights=NORMAL):
         self.seat = seat
         self.n = n
         self.half = n // 2
@@ -44,25 +68,26 @@ class Ctx:
         self.pref = pref  # partner's likely colours
         self.voids = voids  # seat -> colours it lacks
         self.chose = chose  # seat -> colours it chose with Wilds
+        self.weights = weights  # the turn score's Weights
 
     @classmethod
-    def from_view(cls, view, memory=None):
+    def from_view(cls, view, memory=None, weights=NORMAL):
         return cls(view["seat"], view["players"], view["hand"], view["hand_sizes"],
                    view["departed"], view["direction"], view["discard"][-1], view["color"],
                    view["penalty"],
                    memory.partner_pref if memory else EMPTY_PREF,
                    memory.voids if memory else NO_VOIDS,
-                   memory.chose if memory else NO_VOIDS)
+                   memory.chose if memory else NO_VOIDS, weights)
 
     @classmethod
-    def from_game(cls, g, seat, public=None):
+    def from_game(cls, g, seat, public=None, weights=NORMAL):
         """`public`: a search.PublicMemory, what every player has seen (None: nothing)."""
         half = g.half
         return cls(seat, g.n, g.hands[seat], [len(h) for h in g.hands],
                    [g.departed[s % half] for s in range(g.n)], g.direction, g.discard[-1],
                    g.color, g.penalty, EMPTY_PREF,
                    NO_VOIDS if public is None else public.voids,
-                   NO_VOIDS if public is None else public.chose)
+                   NO_VOIDS if public is None else public.chose, weights)
 
     # table geometry, from public facts only
     def adjacent(self, s, d=None):
@@ -164,6 +189,8 @@ def card_scores(ctx, cards):
     nxt = ctx.next_in(seat)
     nxt_void = ctx.voids.get(nxt, ())
     last = len(hand) == 1
+    w = ctx.weights
+    per_point = w.points_near if opp_low <= w.near else w.points
     scores = {}
     for c in cards:
         if last:
@@ -187,8 +214,8 @@ def card_scores(ctx, cards):
         col = COLOR[c]
         counts = _counts(hand, c)
         # Shed the colours we hold least of (measured better than keeping a colour going).
-        s = -3.0 * counts[col]
-        s += POINTS[c] * (0.6 if opp_low <= 2 else 0.08)
+        s = -w.shed * counts[col]
+        s += POINTS[c] * per_point
         if col in nxt_void:
             s += 6.0
         if kind == DRAW2:
@@ -329,8 +356,8 @@ def normal_give(ctx, k):
     return give
 
 
-def normal_action(view, legal, rng, memory):
-    ctx = Ctx.from_view(view, memory)
+def normal_action(view, legal, rng, memory, weights=NORMAL):
+    ctx = Ctx.from_view(view, memory, weights)
     if not legal:
         return {"type": "give", "cards": normal_give(ctx, view["must_give"])}
     kind = legal[0]["type"]
@@ -339,10 +366,11 @@ def normal_action(view, legal, rng, memory):
     return normal_turn(ctx, legal)
 
 
-def policy_for_game(g, seat, public=None):
+def policy_for_game(g, seat, public=None, weights=NORMAL):
     """Normal's move for `seat` of a (determinized) game: the Hard bot's rollout policy.
-    `public`: what every player has seen (search.PublicMemory), or None."""
-    ctx = Ctx.from_game(g, seat, public)
+    `public`: what every player has seen (search.PublicMemory), or None; `weights`: the
+    turn score's (Hard's own team plays its base move's in its rollouts)."""
+    ctx = Ctx.from_game(g, seat, public, weights)
     k = g.must_give(seat)
     if k:
         return {"type": "give", "cards": normal_give(ctx, k)}

@@ -30,7 +30,7 @@ from games.engine.cards import IS_WILD
 from . import leafvalue
 from .candidates import decision_candidates
 from .likelihood import Trails, resample
-from .policies import Ctx, policy_for_game
+from .policies import NORMAL, WEIGHTS, Ctx, policy_for_game
 from .sampling import sample_world
 
 HORIZON = 60
@@ -63,15 +63,18 @@ class Budget:
     (the override threshold, None: `Z`), `drop` (racing: None, or how many standard errors
     below Normal's move a candidate must fall to stop being played out), `model` (what the
     rollouts' Normal remembers, `MODELS`), `pool` (None, or how many samples to weigh
-    by the other seats' moves before drawing the search's worlds from them) and `wilds`
-    (False: the Wilds are left to Normal, see `decision_candidates`)."""
+    by the other seats' moves before drawing the search's worlds from them), `wilds`
+    (False: the Wilds are left to Normal, see `decision_candidates`) and `weights` (the
+    base move's turn score, a name in `policies.WEIGHTS`: the move that stands unless the
+    search clearly finds a better one, and how Hard's own team plays in its rollouts; the
+    other seats play Normal's)."""
 
     __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
-                 "score", "z", "drop", "model", "pool", "wilds")
+                 "score", "z", "drop", "model", "pool", "wilds", "weights")
 
     def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
                  min_samples=8, max_samples=300, score="share", z=None, drop=None,
-                 model="plain", pool=None, wilds=True):
+                 model="plain", pool=None, wilds=True, weights="normal"):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -90,6 +93,9 @@ class Budget:
         self.model = model
         self.pool = pool
         self.wilds = wilds
+        if weights not in WEIGHTS:
+            raise ValueError(f"weights must be one of {tuple(WEIGHTS)}")
+        self.weights = weights
 
     def __repr__(self):
         knobs = f"horizon={self.horizon}, score={self.score}, z={self.z or Z}"
@@ -101,6 +107,8 @@ class Budget:
             knobs += f", pool={self.pool}"
         if not self.wilds:
             knobs += ", wilds=Normal's"
+        if self.weights != "normal":
+            knobs += f", weights={self.weights}"
         if self.rollouts is not None:
             return f"Budget(rollouts={self.rollouts}, {knobs})"
         if self.actions is not None:
@@ -178,20 +186,23 @@ def _rank_value(g, team, start_round):
     return sum(mine / (mine + weights[t]) for t in range(half) if t != team) / (half - 1)
 
 
-def rollout(g, team, horizon, score="share", public=None):
+def rollout(g, team, horizon, score="share", public=None, weights=NORMAL):
     """Play on with Normal for every seat; (value for `team`, actions played).
-    `public`: a `PublicMemory` the rollout follows and Normal reads (None: plain Normal)."""
+    `public`: a `PublicMemory` the rollout follows and Normal reads (None: plain Normal);
+    `weights`: the turn score `team`'s own seats play with (the others play Normal's)."""
     start = g.round
     steps = 0
+    half = g.half
     while steps < horizon:
         if g.stage == "over" or g.round != start:
             break
         seat = g.waiting_on()[0]
+        w = weights if seat % half == team else NORMAL
         if public is None:
-            g.act(seat, policy_for_game(g, seat))
+            g.act(seat, policy_for_game(g, seat, None, w))
         else:
             color = g.color
-            public.follow(g.act(seat, policy_for_game(g, seat, public)), color)
+            public.follow(g.act(seat, policy_for_game(g, seat, public, w)), color)
         steps += 1
     return _value(g, team, start, score), steps
 
@@ -269,7 +280,7 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory=Non
                 color = g.color
                 pm.follow(g.act(me, cands[i]), color)
             v, steps = rollout(g, team, budget.horizon, budget.score,
-                               None if public is None else pm)
+                               None if public is None else pm, WEIGHTS[budget.weights])
             values[i] = v
             used += steps + 1
         for i in live:
@@ -330,7 +341,7 @@ def searchable(view, legal):
 def hard_decide(view, legal, history, rng, memory, budget):
     """Hard's move: sample the hidden cards from what the seat knows, rebuild each sample
     as a real game (`Game.from_view`, which needs the seat's events for a tag-in give)."""
-    ctx = Ctx.from_view(view, memory)
+    ctx = Ctx.from_view(view, memory, WEIGHTS[budget.weights])
     cands, choice = decision_candidates(view, legal, ctx, budget.wilds)
     if len(cands) > 1 and budget.pool:
         make_world = _weighed_worlds(view, history, memory, rng, budget.pool)
@@ -395,7 +406,7 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
     which checks that the rebuilding loses nothing the full oracle has."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
-    ctx = Ctx.from_view(view, memory)
+    ctx = Ctx.from_view(view, memory, WEIGHTS[budget.weights])
     cands, choice = decision_candidates(view, legal, ctx, budget.wilds)
     if reveal != "all":
         if reveal not in REVEALS:

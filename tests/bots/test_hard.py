@@ -183,7 +183,7 @@ def _scripted_rollouts(monkeypatch, worth):
     played = {}
     noise = random.Random(5)
 
-    def fake(g, team, horizon, score="share", public=None):
+    def fake(g, team, horizon, score="share", public=None, weights=None):
         card = g.discard[-1]
         played[card] = played.get(card, 0) + 1
         return worth[card] + noise.uniform(-0.3, 0.3), 10
@@ -269,6 +269,32 @@ def test_a_budget_names_how_the_rollouts_see_the_table():
     assert "model=public" in repr(Budget(actions=100, model="public"))
     with pytest.raises(ValueError):
         Budget(actions=100, model="psychic")
+
+
+def test_hards_base_move_and_its_teams_rollouts_take_the_budgets_weights(monkeypatch):
+    import games.bots.search as search
+    from games.bots.policies import NORMAL, SHEDDING
+    # The position where the shedding weights play the Blue 9 and Normal's the Red 1
+    # (test_normal.py). With a threshold no sample can clear, the base move stands.
+    g = position([["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
+                  ["G6", "G7", "G8"]], "R9", draw=["R2", "Y2", "G2", "B3"])
+    never = dict(rollouts=4, horizon=8, z=1e6)
+    assert ask("hard", g, 0, budget=Budget(**never))["card"] == "R1"
+    assert ask("hard", g, 0, budget=Budget(**never, weights="shedding"))["card"] == "B9"
+    # In the rollouts seat 0's team (seats 0 and 2) plays the budget's weights, the
+    # opponents Normal's.
+    seen = set()
+    real = search.policy_for_game
+
+    def spy(game, seat, public=None, weights=NORMAL):
+        seen.add((seat % 2, weights))
+        return real(game, seat, public, weights)
+    monkeypatch.setattr(search, "policy_for_game", spy)
+    ask("hard", g, 0, budget=Budget(**never, weights="shedding"))
+    assert seen == {(0, SHEDDING), (1, NORMAL)}
+    assert "weights=shedding" in repr(Budget(actions=100, weights="shedding"))
+    with pytest.raises(ValueError):
+        Budget(actions=100, weights="lucky")
 
 
 def test_with_the_wilds_left_to_normal_the_search_never_spends_one(monkeypatch):

@@ -86,11 +86,29 @@ def test_the_search_knobs_reach_the_budget(capsys):
 
 def test_the_new_search_knobs_reach_the_budget_too(capsys):
     main(["--games", "2", "--players", "4", "--seed", "1", "--rollouts", "1", "--horizon", "5",
-          "--drop", "1.0", "--model", "public", "--pool", "10", "--wilds", "normal", "hard",
-          "normal"])
+          "--drop", "1.0", "--model", "public", "--pool", "10", "--wilds", "normal",
+          "--weights", "shedding", "hard", "normal"])
     out = capsys.readouterr().out
     assert "Budget(rollouts=1, horizon=5, score=share, z=1.5, drop=1.0, model=public, " \
-           "pool=10, wilds=Normal's)" in out
+           "pool=10, wilds=Normal's, weights=shedding)" in out
+
+
+def test_the_weights_set_a_normal_teams_turn_score():
+    from games.bots.ladder import play
+    from games.engine import Options
+
+    def moves(weights):
+        seen = []
+        play(Options(players=8), 1, ["normal"] * 4, "w", None, weights=weights,
+             watch=lambda game, seat, history, action: seen.append((seat, action)))
+        return seen
+    plain = moves(None)
+    assert moves([None, "normal", None, None]) == plain
+    shedding = moves(["shedding", None, None, None])
+    # Team 0 (seats 0 and 4) plays differently from the same deal, and its first move that
+    # differs is its own.
+    first = next(i for i, (a, b) in enumerate(zip(plain, shedding)) if a != b)
+    assert shedding[first][0] % 4 == 0
 
 
 def test_a_run_can_start_part_way_so_two_processes_share_it(capsys):

@@ -132,3 +132,17 @@ def test_easy_plays_a_matching_card_and_random_is_uniform():
     for i in range(2000):
         counts[str(decide("random", g.view(0), legal, [], random.Random(i)))] += 1
     assert len(legal) == 5 and all(300 < k < 500 for k in counts.values())
+
+
+def test_the_shedding_weights_play_the_high_card_where_normal_sheds_its_lone_colour():
+    # Red 1 or Blue 9 on the Red 9, nobody near out. Normal plays its lone Red (the colour
+    # held least goes first); the shedding weights count a card's points from the start,
+    # so they play the Blue 9, which a lost round would charge 9 points for.
+    g = position([["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
+                  ["G6", "G7", "G8"]], "R9")
+
+    def play(weights):
+        return decide("normal", g.view(0), g.legal_actions(0), [], random.Random(0),
+                      weights=weights)
+    assert play(None) == play("normal") == {"type": "play", "card": "R1"}
+    assert play("shedding") == {"type": "play", "card": "B9"}
