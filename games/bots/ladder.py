@@ -3,7 +3,8 @@
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
-        [--pool M] [--weights normal|shedding] [--infer-a NAMES] [--infer-b NAMES]
+        [--pool M] [--weights normal|shedding] [--explore E] [--infer-a NAMES]
+        [--infer-b NAMES]
         [--reveal all|partner|opponents|hands] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
@@ -22,8 +23,9 @@ Hard and oracle search with the site's deterministic budget for the table size b
 (how a rollout is scored; "rank", by the final ranking), --z (the override threshold),
 --drop (racing: a candidate D standard errors below Normal's move stops being played out),
 --model (what the rollouts' Normal remembers), --pool (weigh that many samples by the
-other seats' moves and draw the search's worlds from them) and --weights (the base move's
-turn score, policies.WEIGHTS) change the search (search.Budget, every Hard of the run).
+other seats' moves and draw the search's worlds from them), --weights (the base move's
+turn score, policies.WEIGHTS) and --explore (the share of the rollouts' turns played at
+random) change the search (search.Budget, every Hard of the run).
 With A normal, --weights also sets A's own turn score, so `--weights shedding normal
 normal` measures a score without the search.
 --start K skips the first K games (K even), so that two processes can share one long run
@@ -203,6 +205,7 @@ def main(argv=None):
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--wilds", choices=("search", "normal"), default=None)
     ap.add_argument("--weights", choices=tuple(WEIGHTS), default=None)
+    ap.add_argument("--explore", type=float, default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("--reveal", choices=REVEALS, default="all")
@@ -217,7 +220,8 @@ def main(argv=None):
                  z=site.z if o.z is None else o.z, drop=site.drop if o.drop is None else o.drop,
                  model=o.model or site.model, pool=site.pool if o.pool is None else o.pool,
                  wilds=site.wilds if o.wilds is None else o.wilds == "search",
-                 weights=o.weights or site.weights)
+                 weights=o.weights or site.weights,
+                 explore=site.explore if o.explore is None else o.explore)
     if o.seconds is not None:
         budget = Budget(seconds=o.seconds, **knobs)
     elif o.rollouts is not None:

@@ -22,6 +22,7 @@ rounds (`score="learned"`, leafvalue.py), and rollouts scored by the final ranki
 """
 
 import math
+import random
 import time
 
 from games.engine import Game
@@ -67,14 +68,15 @@ class Budget:
     (False: the Wilds are left to Normal, see `decision_candidates`) and `weights` (the
     base move's turn score, a name in `policies.WEIGHTS`: the move that stands unless the
     search clearly finds a better one, and how Hard's own team plays in its rollouts; the
-    other seats play Normal's)."""
+    other seats play Normal's) and `explore` (the share of the rollouts' turns played with a
+    uniformly random legal move instead of Normal's, see `rollout`)."""
 
     __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
-                 "score", "z", "drop", "model", "pool", "wilds", "weights")
+                 "score", "z", "drop", "model", "pool", "wilds", "weights", "explore")
 
     def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
                  min_samples=8, max_samples=300, score="share", z=None, drop=None,
-                 model="plain", pool=None, wilds=True, weights="normal"):
+                 model="plain", pool=None, wilds=True, weights="normal", explore=0.0):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -96,6 +98,9 @@ class Budget:
         if weights not in WEIGHTS:
             raise ValueError(f"weights must be one of {tuple(WEIGHTS)}")
         self.weights = weights
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError("explore is a share of the turns, from 0 to 1")
+        self.explore = explore
 
     def __repr__(self):
         knobs = f"horizon={self.horizon}, score={self.score}, z={self.z or Z}"
@@ -109,6 +114,8 @@ class Budget:
             knobs += ", wilds=Normal's"
         if self.weights != "normal":
             knobs += f", weights={self.weights}"
+        if self.explore:
+            knobs += f", explore={self.explore}"
         if self.rollouts is not None:
             return f"Budget(rollouts={self.rollouts}, {knobs})"
         if self.actions is not None:
@@ -186,23 +193,38 @@ def _rank_value(g, team, start_round):
     return sum(mine / (mine + weights[t]) for t in range(half) if t != team) / (half - 1)
 
 
-def rollout(g, team, horizon, score="share", public=None, weights=NORMAL):
+EXPLORED = ("play", "draw", "take_penalty")
+
+
+def rollout(g, team, horizon, score="share", public=None, weights=NORMAL, explore=0.0):
     """Play on with Normal for every seat; (value for `team`, actions played).
     `public`: a `PublicMemory` the rollout follows and Normal reads (None: plain Normal);
-    `weights`: the turn score `team`'s own seats play with (the others play Normal's)."""
+    `weights`: the turn score `team`'s own seats play with (the others play Normal's);
+    `explore`: the share of turns (a play, a draw or a waiting penalty, not a trade)
+    played with a uniformly random legal move instead. Those turns are drawn from a
+    generator seeded by the world's seed, so every candidate of a sample meets the same
+    ones and the comparison stays paired."""
     start = g.round
     steps = 0
     half = g.half
+    rng = random.Random(g.seed) if explore else None
     while steps < horizon:
         if g.stage == "over" or g.round != start:
             break
         seat = g.waiting_on()[0]
-        w = weights if seat % half == team else NORMAL
+        a = None
+        if rng is not None and rng.random() < explore and not g.must_give(seat):
+            legal = g.legal_actions(seat)
+            if legal[0]["type"] in EXPLORED:
+                a = legal[rng.randrange(len(legal))]
+        if a is None:
+            w = weights if seat % half == team else NORMAL
+            a = policy_for_game(g, seat, public, w)
         if public is None:
-            g.act(seat, policy_for_game(g, seat, None, w))
+            g.act(seat, a)
         else:
             color = g.color
-            public.follow(g.act(seat, policy_for_game(g, seat, public, w)), color)
+            public.follow(g.act(seat, a), color)
         steps += 1
     return _value(g, team, start, score), steps
 
@@ -280,7 +302,8 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory=Non
                 color = g.color
                 pm.follow(g.act(me, cands[i]), color)
             v, steps = rollout(g, team, budget.horizon, budget.score,
-                               None if public is None else pm, WEIGHTS[budget.weights])
+                               None if public is None else pm, WEIGHTS[budget.weights],
+                               budget.explore)
             values[i] = v
             used += steps + 1
         for i in live:

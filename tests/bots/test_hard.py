@@ -183,7 +183,7 @@ def _scripted_rollouts(monkeypatch, worth):
     played = {}
     noise = random.Random(5)
 
-    def fake(g, team, horizon, score="share", public=None, weights=None):
+    def fake(g, team, horizon, score="share", public=None, weights=None, explore=0.0):
         card = g.discard[-1]
         played[card] = played.get(card, 0) + 1
         return worth[card] + noise.uniform(-0.3, 0.3), 10
@@ -295,6 +295,25 @@ def test_hards_base_move_and_its_teams_rollouts_take_the_budgets_weights(monkeyp
     assert "weights=shedding" in repr(Budget(actions=100, weights="shedding"))
     with pytest.raises(ValueError):
         Budget(actions=100, weights="lucky")
+
+
+def test_exploring_rollouts_play_some_random_turns_the_same_for_every_candidate():
+    from games.bots.search import rollout
+
+    def played(explore, seed=7):
+        g = Game.new(Options(players=8), 3)
+        g.seed = seed
+        value, steps = rollout(g, 0, 40, explore=explore)
+        return g.to_dict(), value, steps
+    plain = played(0.0)
+    assert played(0.0, seed=8)[0]["hands"] == plain[0]["hands"]  # Normal alone: no chance
+    explored = played(0.3)
+    assert explored[0]["hands"] != plain[0]["hands"]
+    assert played(0.3) == explored  # the same world seed, the same random turns
+    assert played(0.3, seed=8)[0]["hands"] != explored[0]["hands"]
+    assert "explore=0.3" in repr(Budget(actions=100, explore=0.3))
+    with pytest.raises(ValueError):
+        Budget(actions=100, explore=1.5)
 
 
 def test_with_the_wilds_left_to_normal_the_search_never_spends_one(monkeypatch):
