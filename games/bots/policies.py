@@ -39,10 +39,11 @@ class Weights:
 
 # Normal's: keep the points for when an opponent is about to go out.
 NORMAL = Weights(shed=3.0, points=0.08, points_near=0.6, near=2)
-# Hard's base move at 8 players. Three of the four teams lose a round, and they are ranked
-# by the points left in their hands, so points are shed from the start and the colour
-# counts weigh half as much: measured better than NORMAL in the 8-player rounds of Normal
-# bots (docs/bots.md, "Measured: a base move that sheds points").
+# Measured for Hard's base move at 8 players, and not used by the site. Three of the four
+# teams lose a round and are ranked by the points left in their hands, so points are shed
+# from the start and the colour counts weigh half as much: a little better than NORMAL
+# without the search, worse under it (docs/bots.md, "Measured: a base move that sheds
+# points"); the ladder's --weights repeats those runs.
 SHEDDING = Weights(shed=1.5, points=0.6, points_near=0.6, near=2)
 WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING}
 
