@@ -12,13 +12,14 @@ and the team choices (setup pass, symbol swap, half pass and tag-in give), for w
 `Game.from_view` rebuilds the pending choice.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
-uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Six options
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Eight options
 of the budget were measured on the ladder and are not the site's (docs/bots.md): racing
 (`drop`), rollouts whose Normal remembers what every player has seen (`model="public"`),
 worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), the
 Wilds left to Normal (`wilds`), unfinished rollouts scored by a share fitted to Normal's
-rounds (`score="learned"`, leafvalue.py), and rollouts scored by the final ranking
-(`score="rank"`).
+rounds (`score="learned"`, leafvalue.py), rollouts scored by the final ranking
+(`score="rank"`), a base move that sheds points (`weights="shedding"`) and rollouts that
+play some turns at random (`explore`).
 """
 
 import math
@@ -65,8 +66,8 @@ class Budget:
     below Normal's move a candidate must fall to stop being played out), `model` (what the
     rollouts' Normal remembers, `MODELS`), `pool` (None, or how many samples to weigh
     by the other seats' moves before drawing the search's worlds from them), `wilds`
-    (False: the Wilds are left to Normal, see `decision_candidates`) and `weights` (the
-    base move's turn score, a name in `policies.WEIGHTS`: the move that stands unless the
+    (False: the Wilds are left to Normal, see `decision_candidates`), `weights` (the base
+    move's turn score, a name in `policies.WEIGHTS`: the move that stands unless the
     search clearly finds a better one, and how Hard's own team plays in its rollouts; the
     other seats play Normal's) and `explore` (the share of the rollouts' turns played with a
     uniformly random legal move instead of Normal's, see `rollout`)."""
