@@ -167,6 +167,13 @@ def _add(wins, played, times, ranked, w, p, t, r, o):
     return wins, played
 
 
+def _share(text):
+    x = float(text)
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a share of the turns (0 to 1)")
+    return x
+
+
 def _inferences(text):
     if text == "all":
         return ALL_INFERENCES
@@ -205,7 +212,7 @@ def main(argv=None):
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--wilds", choices=("search", "normal"), default=None)
     ap.add_argument("--weights", choices=tuple(WEIGHTS), default=None)
-    ap.add_argument("--explore", type=float, default=None)
+    ap.add_argument("--explore", type=_share, default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("--reveal", choices=REVEALS, default="all")

@@ -122,3 +122,10 @@ def test_a_run_can_start_part_way_so_two_processes_share_it(capsys):
     whole, first, second = games(), games("--games", "4"), games("--start", "4")
     assert second[1] == 4 and first[1] == 4
     assert first[0] + second[0] == whole[0]
+
+
+def test_an_explore_share_outside_0_to_1_is_refused_with_a_clear_message(capsys):
+    import pytest
+    with pytest.raises(SystemExit):
+        main(["--games", "2", "--explore", "1.5", "hard", "normal"])
+    assert "1.5 is not a share of the turns (0 to 1)" in capsys.readouterr().err
