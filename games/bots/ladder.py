@@ -5,11 +5,16 @@
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
         [--pool M] [--weights normal|shedding] [--explore E] [--infer-a NAMES]
         [--infer-b NAMES]
-        [--reveal all|partner|opponents|hands] [--start K] A B
+        [--reveal all|partner|opponents|hands] [--rotate pair|full] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
 the deal cancels. N counts played games (N/2 deals; an odd N plays the last deal once).
+With three or four teams that cancels only part of the luck (two of the deal's seatings), so
+--rotate full plays each deal once with A on every team's seats (N/3 or N/4 deals; a deal is
+only played whole), and its ranking interval is taken over the deals' mean scores: equal
+players then stand at exactly one half and only what the levels do differently is left to
+measure. Its first two seatings of a deal are --rotate pair's games.
 Blocked games count as not won. The last line is exactly
 `A vs B: A won W of N (0.xxx, 95% CI [0.xxx, 0.xxx])` with a Wilson score interval.
 The line before it ranks A's team against each B team by the rule book's final ranking
@@ -112,7 +117,7 @@ def _pair(args):
     times = {}
     ranked = []
     la, lb = (f"{a}/A", f"{b}/B") if a == b else (a, b)
-    for k, a_team in enumerate((0, 1)[:games]):
+    for k, a_team in enumerate(range(teams)[:games]):
         levels = [b] * teams
         levels[a_team] = a
         inferences = [infer_b] * teams
@@ -216,6 +221,7 @@ def main(argv=None):
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("--reveal", choices=REVEALS, default="all")
+    ap.add_argument("--rotate", choices=("pair", "full"), default="pair")
     ap.add_argument("A", choices=CHOICES)
     ap.add_argument("B", choices=CHOICES)
     o = ap.parse_args(argv)
@@ -236,22 +242,34 @@ def main(argv=None):
     else:
         budget = Budget(actions=o.actions or site.actions, min_samples=site.min_samples,
                         max_samples=site.max_samples, **knobs)
-    deals = (o.games + 1) // 2
-    first = o.start // 2
-    jobs = [(options, o.seed, i, o.A, o.B, budget, 2 if 2 * i + 2 <= o.games else 1,
+    seatings = options.players // 2 if o.rotate == "full" else 2
+    if o.rotate == "full":
+        if o.games % seatings or o.start % seatings:
+            ap.error(f"--rotate full plays every deal {seatings} times: --games and --start "
+                     f"must be multiples of {seatings}")
+        deals = o.games // seatings
+    else:
+        deals = (o.games + 1) // 2
+    first = o.start // seatings
+    jobs = [(options, o.seed, i, o.A, o.B, budget,
+             seatings if seatings * (i + 1) <= o.games else 1,
              o.infer_a, o.infer_b, o.reveal, o.weights) for i in range(first, deals)]
     wins = played = 0
     times = {}
     ranked = []
+    by_deal = []
     t0 = time.perf_counter()
     if o.jobs > 1:
         with Pool(o.jobs) as pool:
             results = pool.imap(_pair, jobs, chunksize=1)
             for w, p, t, r in results:
                 wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
+                by_deal.append(statistics.fmean(r))
     else:
         for j in jobs:
-            wins, played = _add(wins, played, times, ranked, *_pair(j), o)
+            w, p, t, r = _pair(j)
+            wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
+            by_deal.append(statistics.fmean(r))
     elapsed = time.perf_counter() - t0
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
           f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
@@ -262,8 +280,12 @@ def main(argv=None):
         print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
               f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms")
     m, lo, hi = mean_interval(ranked)
+    over = ""
+    if o.rotate == "full":  # the seatings of a deal are not independent games
+        _, lo, hi = mean_interval(by_deal)
+        over = f" over {len(by_deal)} deals"
     print(f"{o.A} vs {o.B}: {o.A} ranked above a B team in {m:.3f} of {played} games' "
-          f"pairings (95% CI [{lo:.3f}, {hi:.3f}])")
+          f"pairings (95% CI{over} [{lo:.3f}, {hi:.3f}])")
     lo, hi = wilson(wins, played)
     print(f"{o.A} vs {o.B}: {o.A} won {wins} of {played} ({wins / played:.3f}, "
           f"95% CI [{lo:.3f}, {hi:.3f}])")

@@ -129,3 +129,45 @@ def test_an_explore_share_outside_0_to_1_is_refused_with_a_clear_message(capsys)
     with pytest.raises(SystemExit):
         main(["--games", "2", "--explore", "1.5", "hard", "normal"])
     assert "1.5 is not a share of the turns (0 to 1)" in capsys.readouterr().err
+
+
+FULL = re.compile(r"^(\w+) vs (\w+): \1 ranked above a B team in (\d\.\d{3}) of (\d+) "
+                  r"games' pairings \(95% CI over (\d+) deals \[(\d\.\d{3}), (\d\.\d{3})\]\)$")
+
+
+def test_a_full_rotation_leaves_equal_players_at_exactly_one_half_on_every_deal(capsys):
+    # Each deal is played with A on each of the four teams' seats. A deterministic level
+    # against itself plays one game four times, and the four seatings' pairing scores sum
+    # to the six pairs of teams: every deal's mean is one half, so the interval is a point.
+    main(["--games", "8", "--players", "8", "--seed", "5", "--rotate", "full",
+          "normal", "normal"])
+    m = FULL.match(capsys.readouterr().out.strip().splitlines()[-2])
+    assert m, "the ranking line names the deals"
+    assert m.group(3, 4, 5, 6, 7) == ("0.500", "8", "2", "0.500", "0.500")
+
+
+def test_two_seatings_of_a_deal_leave_part_of_its_luck_at_eight_players(capsys):
+    # The same deterministic level with only two of the four seatings: the deals still
+    # favour some teams, which the full rotation above cancels.
+    main(["--games", "40", "--players", "8", "--seed", "5", "normal", "normal"])
+    assert RANKED.match(capsys.readouterr().out.strip().splitlines()[-2]).group(3) != "0.500"
+
+
+def test_a_full_rotations_first_two_seatings_are_the_pair_games():
+    from games.bots.ladder import _pair
+    from games.engine import Options
+    args = [Options(players=6), 3, 0, "easy", "random", None, 0, None, None, "all", None]
+    args[6] = 3
+    wins3, played3, _, ranked3 = _pair(tuple(args))
+    args[6] = 2
+    wins2, played2, _, ranked2 = _pair(tuple(args))
+    assert (played3, played2) == (3, 2)
+    assert ranked3[:2] == ranked2
+    assert len(set(ranked3)) > 1, "easy against random: the seatings play differently"
+
+
+def test_a_full_rotation_refuses_a_count_that_splits_a_deal(capsys):
+    import pytest
+    with pytest.raises(SystemExit):
+        main(["--games", "6", "--players", "8", "--rotate", "full", "easy", "random"])
+    assert "multiples of 4" in capsys.readouterr().err
