@@ -3,7 +3,8 @@
     python -m games.bots.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
-        [--pool M] [--weights normal|shedding] [--explore E] [--infer-a NAMES]
+        [--pool M] [--weights normal|shedding|late_wild] [--own-rollouts base|normal]
+        [--explore E] [--infer-a NAMES]
         [--infer-b NAMES]
         [--reveal all|partner|opponents|hands] [--rotate pair|full] [--start K] A B
 
@@ -29,7 +30,8 @@ Hard and oracle search with the site's deterministic budget for the table size b
 --drop (racing: a candidate D standard errors below Normal's move stops being played out),
 --model (what the rollouts' Normal remembers), --pool (weigh that many samples by the
 other seats' moves and draw the search's worlds from them), --weights (the base move's
-turn score, policies.WEIGHTS) and --explore (the share of the rollouts' turns played at
+turn score, policies.WEIGHTS), --own-rollouts (whether Hard's own team plays those weights
+in its rollouts, "base", or Normal's) and --explore (the share of the rollouts' turns played at
 random) change the search (search.Budget, every Hard of the run).
 With A normal, --weights also sets A's own turn score, so `--weights shedding normal
 normal` measures a score without the search.
@@ -57,7 +59,7 @@ from games.engine import Game, Options
 from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
 from .policies import WEIGHTS
-from .search import MODELS, REVEALS, SCORES, pairing
+from .search import MODELS, OWN_ROLLOUTS, REVEALS, SCORES, pairing
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
@@ -217,6 +219,7 @@ def main(argv=None):
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--wilds", choices=("search", "normal"), default=None)
     ap.add_argument("--weights", choices=tuple(WEIGHTS), default=None)
+    ap.add_argument("--own-rollouts", choices=OWN_ROLLOUTS, default=None)
     ap.add_argument("--explore", type=_share, default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
@@ -234,6 +237,7 @@ def main(argv=None):
                  model=o.model or site.model, pool=site.pool if o.pool is None else o.pool,
                  wilds=site.wilds if o.wilds is None else o.wilds == "search",
                  weights=o.weights or site.weights,
+                 own_rollouts=o.own_rollouts or site.own_rollouts,
                  explore=site.explore if o.explore is None else o.explore)
     if o.seconds is not None:
         budget = Budget(seconds=o.seconds, **knobs)

@@ -26,15 +26,23 @@ NO_VOIDS = {}
 class Weights:
     """How Normal's turn score weighs a card: `shed`, per card of its colour still held
     (the colour held least goes first); `points`, per point the card is worth, or
-    `points_near` once an opponent holds `near` cards or fewer."""
+    `points_near` once an opponent holds `near` cards or fewer; `wild_late`, an opposing
+    team's cards at or below which a Wild is played like a plain card of `WILD_PLAIN` points
+    rather than kept for need (None: always kept)."""
 
-    __slots__ = ("shed", "points", "points_near", "near")
+    __slots__ = ("shed", "points", "points_near", "near", "wild_late")
 
-    def __init__(self, shed, points, points_near, near):
+    def __init__(self, shed, points, points_near, near, wild_late=None):
         self.shed = shed
         self.points = points
         self.points_near = points_near
         self.near = near
+        self.wild_late = wild_late
+
+
+# What a Wild played late scores as: a high card, above any number card, below the Draw 2
+# and Skip that slow a team about to win.
+WILD_PLAIN = 30
 
 
 # Normal's: keep the points for when an opponent is about to go out.
@@ -45,7 +53,10 @@ NORMAL = Weights(shed=3.0, points=0.08, points_near=0.6, near=2)
 # without the search, worse under it (docs/bots.md, "Measured: a base move that sheds
 # points"); the ladder's --weights repeats those runs.
 SHEDDING = Weights(shed=1.5, points=0.6, points_near=0.6, near=2)
-WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING}
+# SHEDDING, and a Wild spent once an opposing team is one card from winning: the round is
+# then nearly lost, and a Wild left in hand counts 50 points against the ranking.
+LATE_WILD = Weights(shed=1.5, points=0.6, points_near=0.6, near=2, wild_late=1)
+WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING, "late_wild": LATE_WILD}
 
 
 class Ctx:
@@ -192,6 +203,9 @@ def card_scores(ctx, cards):
     last = len(hand) == 1
     w = ctx.weights
     per_point = w.points_near if opp_low <= w.near else w.points
+    late = w.wild_late is not None and min(
+        (ctx.team_cards(t) for t in range(ctx.half)
+         if t != seat % ctx.half and not ctx.departed[t]), default=99) <= w.wild_late
     scores = {}
     for c in cards:
         if last:
@@ -210,6 +224,8 @@ def card_scores(ctx, cards):
             elif c == "WTP":
                 if sizes[partner] == 1 and max(ctx.pref.values()) > 0:
                     s += 120.0
+            if late:
+                s = max(s, WILD_PLAIN * per_point)
             scores[c] = s
             continue
         col = COLOR[c]

@@ -49,6 +49,8 @@ SCORES = ("share", "best", "learned", "rank")
 # from the decision's memory and then followed through the rollout), as the real Normal
 # remembers them.
 MODELS = ("plain", "public")
+# How Hard's own team plays in its rollouts: with the base move's weights, or Normal's.
+OWN_ROLLOUTS = ("base", "normal")
 
 
 class Budget:
@@ -69,15 +71,19 @@ class Budget:
     (False: the Wilds are left to Normal, see `decision_candidates`), `weights` (the base
     move's turn score, a name in `policies.WEIGHTS`: the move that stands unless the
     search clearly finds a better one, and how Hard's own team plays in its rollouts; the
-    other seats play Normal's) and `explore` (the share of the rollouts' turns played with a
-    uniformly random legal move instead of Normal's, see `rollout`)."""
+    other seats play Normal's), `own_rollouts` ("base": Hard's own team plays those
+    weights in its rollouts; "normal": Normal's, like every other seat) and `explore`
+    (the share of the rollouts' turns played with a uniformly random legal move instead of
+    Normal's, see `rollout`)."""
 
     __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
-                 "score", "z", "drop", "model", "pool", "wilds", "weights", "explore")
+                 "score", "z", "drop", "model", "pool", "wilds", "weights", "own_rollouts",
+                 "explore")
 
     def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
                  min_samples=8, max_samples=300, score="share", z=None, drop=None,
-                 model="plain", pool=None, wilds=True, weights="normal", explore=0.0):
+                 model="plain", pool=None, wilds=True, weights="normal", own_rollouts="base",
+                 explore=0.0):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -99,6 +105,9 @@ class Budget:
         if weights not in WEIGHTS:
             raise ValueError(f"weights must be one of {tuple(WEIGHTS)}")
         self.weights = weights
+        if own_rollouts not in OWN_ROLLOUTS:
+            raise ValueError(f"own_rollouts must be one of {OWN_ROLLOUTS}")
+        self.own_rollouts = own_rollouts
         if not 0.0 <= explore <= 1.0:
             raise ValueError("explore is a share of the turns, from 0 to 1")
         self.explore = explore
@@ -115,6 +124,8 @@ class Budget:
             knobs += ", wilds=Normal's"
         if self.weights != "normal":
             knobs += f", weights={self.weights}"
+        if self.own_rollouts != "base":
+            knobs += f", own_rollouts={self.own_rollouts}"
         if self.explore:
             knobs += f", explore={self.explore}"
         if self.rollouts is not None:
@@ -288,6 +299,7 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory=Non
     public = memory if budget.model == "public" and memory is not None else None
     runs = used = 0
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    own = WEIGHTS[budget.weights] if budget.own_rollouts == "base" else NORMAL
     while budget.more(runs, used, deadline):
         world = make_world()
         if world is None:
@@ -303,8 +315,7 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory=Non
                 color = g.color
                 pm.follow(g.act(me, cands[i]), color)
             v, steps = rollout(g, team, budget.horizon, budget.score,
-                               None if public is None else pm, WEIGHTS[budget.weights],
-                               budget.explore)
+                               None if public is None else pm, own, budget.explore)
             values[i] = v
             used += steps + 1
         for i in live:

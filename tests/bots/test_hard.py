@@ -335,3 +335,25 @@ def test_with_the_wilds_left_to_normal_its_wild_and_colour_stand(monkeypatch):
     assert ask("hard", g, 0, budget=Budget(rollouts=50, wilds=False)) == normal
     assert not played  # nothing was searched
     assert ask("hard", g, 0, budget=Budget(rollouts=50)) != normal
+
+
+def test_hards_own_team_can_play_normals_weights_in_the_rollouts(monkeypatch):
+    import games.bots.search as search
+    from games.bots.policies import NORMAL
+    # The base move still follows the budget's weights (the Blue 9), but with
+    # own_rollouts="normal" every seat of the rollouts plays Normal's.
+    g = position([["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
+                  ["G6", "G7", "G8"]], "R9", draw=["R2", "Y2", "G2", "B3"])
+    never = dict(rollouts=4, horizon=8, z=1e6, weights="shedding", own_rollouts="normal")
+    seen = set()
+    real = search.policy_for_game
+
+    def spy(game, seat, public=None, weights=NORMAL):
+        seen.add((seat % 2, weights))
+        return real(game, seat, public, weights)
+    monkeypatch.setattr(search, "policy_for_game", spy)
+    assert ask("hard", g, 0, budget=Budget(**never))["card"] == "B9"
+    assert seen == {(0, NORMAL), (1, NORMAL)}
+    assert "own_rollouts=normal" in repr(Budget(actions=100, own_rollouts="normal"))
+    with pytest.raises(ValueError):
+        Budget(actions=100, own_rollouts="theirs")

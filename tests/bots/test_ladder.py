@@ -87,10 +87,12 @@ def test_the_search_knobs_reach_the_budget(capsys):
 def test_the_new_search_knobs_reach_the_budget_too(capsys):
     main(["--games", "2", "--players", "4", "--seed", "1", "--rollouts", "1", "--horizon", "5",
           "--drop", "1.0", "--model", "public", "--pool", "10", "--wilds", "normal",
-          "--weights", "shedding", "--explore", "0.1", "hard", "normal"])
+          "--weights", "late_wild", "--own-rollouts", "normal", "--explore", "0.1", "hard",
+          "normal"])
     out = capsys.readouterr().out
     assert "Budget(rollouts=1, horizon=5, score=share, z=1.5, drop=1.0, model=public, " \
-           "pool=10, wilds=Normal's, weights=shedding, explore=0.1)" in out
+           "pool=10, wilds=Normal's, weights=late_wild, own_rollouts=normal, " \
+           "explore=0.1)" in out
 
 
 def test_the_weights_set_a_normal_teams_turn_score():

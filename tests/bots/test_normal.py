@@ -146,3 +146,23 @@ def test_the_shedding_weights_play_the_high_card_where_normal_sheds_its_lone_col
                       weights=weights)
     assert play(None) == play("normal") == {"type": "play", "card": "R1"}
     assert play("shedding") == {"type": "play", "card": "B9"}
+
+
+def test_the_late_wild_weights_spend_a_wild_once_an_opposing_team_is_one_card_from_winning():
+    # 8 players, teams of seats t and t + 4. Team 2's seat 2 is out and seat 6 holds one
+    # card: the round is nearly lost, and a Wild left in hand would count 50 points. The
+    # late-Wild weights play it now; Normal keeps it and plays a Green. With team 2 at two
+    # cards both keep the Wild.
+    def hands(last):
+        return [["W", "G7", "G8"], ["R1", "R2", "R3"], [], ["Y1", "Y2", "Y3"],
+                ["R4", "R5", "R6"], ["Y4", "Y6", "Y7"], last, ["R7", "R8", "R9"]]
+
+    def play(g, weights):
+        return decide("normal", g.view(0), g.legal_actions(0), [], random.Random(0),
+                      weights=weights)
+    near = position(hands(["B1"]), "G5")
+    assert play(near, "normal")["card"] in ("G7", "G8")
+    assert play(near, "shedding")["card"] in ("G7", "G8")
+    assert play(near, "late_wild") == {"type": "play", "card": "W", "color": "G"}
+    far = position(hands(["B1", "B2"]), "G5")
+    assert play(far, "late_wild")["card"] in ("G7", "G8")
