@@ -54,7 +54,9 @@ NORMAL = Weights(shed=3.0, points=0.08, points_near=0.6, near=2)
 # points"); the ladder's --weights repeats those runs.
 SHEDDING = Weights(shed=1.5, points=0.6, points_near=0.6, near=2)
 # SHEDDING, and a Wild spent once an opposing team is one card from winning: the round is
-# then nearly lost, and a Wild left in hand counts 50 points against the ranking.
+# then nearly lost, and a Wild left in hand counts 50 points against the ranking. Better
+# than NORMAL at 6 and 8 players without the search; under the search at 8 players level
+# (docs/bots.md, "Measured: every seating of a deal, and a Wild spent late").
 LATE_WILD = Weights(shed=1.5, points=0.6, points_near=0.6, near=2, wild_late=1)
 WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING, "late_wild": LATE_WILD}
 

@@ -18,8 +18,9 @@ of the budget were measured on the ladder and are not the site's (docs/bots.md):
 worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), the
 Wilds left to Normal (`wilds`), unfinished rollouts scored by a share fitted to Normal's
 rounds (`score="learned"`, leafvalue.py), rollouts scored by the final ranking
-(`score="rank"`), a base move that sheds points (`weights="shedding"`) and rollouts that
-play some turns at random (`explore`).
+(`score="rank"`), a base move that sheds points or spends a late Wild (`weights`, with
+`own_rollouts` for how Hard's own team plays its rollouts) and rollouts that play some
+turns at random (`explore`).
 """
 
 import math

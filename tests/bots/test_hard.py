@@ -271,18 +271,17 @@ def test_a_budget_names_how_the_rollouts_see_the_table():
         Budget(actions=100, model="psychic")
 
 
-def test_hards_base_move_and_its_teams_rollouts_take_the_budgets_weights(monkeypatch):
+# The position where the shedding weights play the Blue 9 and Normal's the Red 1
+# (test_normal.py). With a threshold no sample can clear, the base move stands.
+SHEDS_B9 = dict(hands=[["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
+                       ["G6", "G7", "G8"]], top="R9", draw=["R2", "Y2", "G2", "B3"])
+NEVER = dict(rollouts=4, horizon=8, z=1e6)
+
+
+def _rollout_weights(monkeypatch):
+    """The set of (team, weights) the rollouts' Normal is asked to play with."""
     import games.bots.search as search
-    from games.bots.policies import NORMAL, SHEDDING
-    # The position where the shedding weights play the Blue 9 and Normal's the Red 1
-    # (test_normal.py). With a threshold no sample can clear, the base move stands.
-    g = position([["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
-                  ["G6", "G7", "G8"]], "R9", draw=["R2", "Y2", "G2", "B3"])
-    never = dict(rollouts=4, horizon=8, z=1e6)
-    assert ask("hard", g, 0, budget=Budget(**never))["card"] == "R1"
-    assert ask("hard", g, 0, budget=Budget(**never, weights="shedding"))["card"] == "B9"
-    # In the rollouts seat 0's team (seats 0 and 2) plays the budget's weights, the
-    # opponents Normal's.
+    from games.bots.policies import NORMAL
     seen = set()
     real = search.policy_for_game
 
@@ -290,7 +289,18 @@ def test_hards_base_move_and_its_teams_rollouts_take_the_budgets_weights(monkeyp
         seen.add((seat % 2, weights))
         return real(game, seat, public, weights)
     monkeypatch.setattr(search, "policy_for_game", spy)
-    ask("hard", g, 0, budget=Budget(**never, weights="shedding"))
+    return seen
+
+
+def test_hards_base_move_and_its_teams_rollouts_take_the_budgets_weights(monkeypatch):
+    from games.bots.policies import NORMAL, SHEDDING
+    g = position(SHEDS_B9["hands"], SHEDS_B9["top"], draw=SHEDS_B9["draw"])
+    assert ask("hard", g, 0, budget=Budget(**NEVER))["card"] == "R1"
+    assert ask("hard", g, 0, budget=Budget(**NEVER, weights="shedding"))["card"] == "B9"
+    # In the rollouts seat 0's team (seats 0 and 2) plays the budget's weights, the
+    # opponents Normal's.
+    seen = _rollout_weights(monkeypatch)
+    ask("hard", g, 0, budget=Budget(**NEVER, weights="shedding"))
     assert seen == {(0, SHEDDING), (1, NORMAL)}
     assert "weights=shedding" in repr(Budget(actions=100, weights="shedding"))
     with pytest.raises(ValueError):
@@ -338,21 +348,13 @@ def test_with_the_wilds_left_to_normal_its_wild_and_colour_stand(monkeypatch):
 
 
 def test_hards_own_team_can_play_normals_weights_in_the_rollouts(monkeypatch):
-    import games.bots.search as search
     from games.bots.policies import NORMAL
     # The base move still follows the budget's weights (the Blue 9), but with
     # own_rollouts="normal" every seat of the rollouts plays Normal's.
-    g = position([["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
-                  ["G6", "G7", "G8"]], "R9", draw=["R2", "Y2", "G2", "B3"])
-    never = dict(rollouts=4, horizon=8, z=1e6, weights="shedding", own_rollouts="normal")
-    seen = set()
-    real = search.policy_for_game
-
-    def spy(game, seat, public=None, weights=NORMAL):
-        seen.add((seat % 2, weights))
-        return real(game, seat, public, weights)
-    monkeypatch.setattr(search, "policy_for_game", spy)
-    assert ask("hard", g, 0, budget=Budget(**never))["card"] == "B9"
+    g = position(SHEDS_B9["hands"], SHEDS_B9["top"], draw=SHEDS_B9["draw"])
+    seen = _rollout_weights(monkeypatch)
+    budget = Budget(**NEVER, weights="shedding", own_rollouts="normal")
+    assert ask("hard", g, 0, budget=budget)["card"] == "B9"
     assert seen == {(0, NORMAL), (1, NORMAL)}
     assert "own_rollouts=normal" in repr(Budget(actions=100, own_rollouts="normal"))
     with pytest.raises(ValueError):
