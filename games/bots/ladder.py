@@ -4,8 +4,7 @@
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
         [--pool M] [--weights normal|shedding|late_wild] [--own-rollouts base|normal]
-        [--explore E] [--infer-a NAMES]
-        [--infer-b NAMES]
+        [--explore E] [--infer-a NAMES] [--infer-b NAMES]
         [--reveal all|partner|opponents|hands] [--rotate pair|full] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
