@@ -5,7 +5,6 @@ must hold (ENGINE_CONTRACT).
 """
 import copy
 import itertools
-import json
 import random
 
 import pytest

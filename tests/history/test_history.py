@@ -118,7 +118,7 @@ def test_the_statistics_count_games_wins_and_average_rank_overall_by_size_and_mo
     by_mode = {g["key"]: g for g in stats["by_mode"]}
     assert by_mode["turn"]["games"] == 1 and by_mode["realtime"]["games"] == 1
     assert by_mode["turn"]["average_rank"] == outcomes["finished6"][1]
-    assert f'id="stat-games">2<' in response.content.decode()
+    assert 'id="stat-games">2<' in response.content.decode()
 
 
 def test_a_player_with_no_games_has_empty_statistics(client, ed):
