@@ -63,7 +63,7 @@ def decide(level, view, legal_actions, history, rng, *, budget=None, inference=N
     memory = SeatMemory.build(view, history, INFERENCES if inference is None else inference)
     if level == "hard":
         budget = budget or site_budget(view["players"])
-        if searchable(view, legal_actions):
+        if searchable(view, legal_actions, budget.searched):
             return hard_decide(view, legal_actions, history, rng, memory, budget)
         weights = budget.weights
     return normal_action(view, legal_actions, rng, memory, WEIGHTS[weights or "normal"])

@@ -4,7 +4,7 @@
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
         [--pool M] [--weights normal|shedding|late_wild] [--own-rollouts base|normal]
-        [--explore E] [--infer-a NAMES] [--infer-b NAMES]
+        [--explore E] [--searched KINDS] [--infer-a NAMES] [--infer-b NAMES]
         [--reveal all|partner|opponents|hands] [--rotate pair|full] [--start K] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
@@ -31,7 +31,9 @@ Hard and oracle search with the site's deterministic budget for the table size b
 other seats' moves and draw the search's worlds from them), --weights (the base move's
 turn score, policies.WEIGHTS), --own-rollouts (whether Hard's own team plays those weights
 in its rollouts, "base", or Normal's) and --explore (the share of the rollouts' turns played at
-random) change the search (search.Budget, every Hard of the run).
+random) change the search (search.Budget, every Hard of the run); --searched (the kinds
+of decision searched, comma-separated names from search.SEARCHED: "setup,swap,give" leaves
+every turn to the base move) too.
 With A normal, --weights also sets A's own turn score, so `--weights shedding normal
 normal` measures a score without the search.
 --start K skips the first K games (K even), so that two processes can share one long run
@@ -58,7 +60,7 @@ from games.engine import Game, Options
 from . import Budget, decide, oracle_decide, site_budget
 from .memory import ALL_INFERENCES, INFERENCES, LEANS
 from .policies import WEIGHTS
-from .search import MODELS, OWN_ROLLOUTS, REVEALS, SCORES, pairing
+from .search import MODELS, OWN_ROLLOUTS, REVEALS, SCORES, SEARCHED, pairing
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
@@ -180,6 +182,14 @@ def _share(text):
     return x
 
 
+def _kinds(text):
+    kinds = tuple(x.strip() for x in text.split(",") if x.strip())
+    unknown = set(kinds) - set(SEARCHED)
+    if not kinds or unknown:
+        raise argparse.ArgumentTypeError(f"kinds of decision are among {', '.join(SEARCHED)}")
+    return kinds
+
+
 def _inferences(text):
     if text == "all":
         return ALL_INFERENCES
@@ -220,6 +230,7 @@ def main(argv=None):
     ap.add_argument("--weights", choices=tuple(WEIGHTS), default=None)
     ap.add_argument("--own-rollouts", choices=OWN_ROLLOUTS, default=None)
     ap.add_argument("--explore", type=_share, default=None)
+    ap.add_argument("--searched", type=_kinds, default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("--reveal", choices=REVEALS, default="all")
@@ -237,7 +248,8 @@ def main(argv=None):
                  wilds=site.wilds if o.wilds is None else o.wilds == "search",
                  weights=o.weights or site.weights,
                  own_rollouts=o.own_rollouts or site.own_rollouts,
-                 explore=site.explore if o.explore is None else o.explore)
+                 explore=site.explore if o.explore is None else o.explore,
+                 searched=o.searched or site.searched)
     if o.seconds is not None:
         budget = Budget(seconds=o.seconds, **knobs)
     elif o.rollouts is not None:

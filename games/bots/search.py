@@ -75,16 +75,17 @@ class Budget:
     other seats play Normal's), `own_rollouts` ("base": Hard's own team plays those
     weights in its rollouts; "normal": Normal's, like every other seat) and `explore`
     (the share of the rollouts' turns played with a uniformly random legal move instead of
-    Normal's, see `rollout`)."""
+    Normal's, see `rollout`) and `searched` (the kinds of decision searched, from
+    `SEARCHED`; the others take the base move unsearched)."""
 
     __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
                  "score", "z", "drop", "model", "pool", "wilds", "weights", "own_rollouts",
-                 "explore")
+                 "explore", "searched")
 
     def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
                  min_samples=8, max_samples=300, score="share", z=None, drop=None,
                  model="plain", pool=None, wilds=True, weights="normal", own_rollouts="base",
-                 explore=0.0):
+                 explore=0.0, searched=None):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -112,6 +113,10 @@ class Budget:
         if not 0.0 <= explore <= 1.0:
             raise ValueError("explore is a share of the turns, from 0 to 1")
         self.explore = explore
+        searched = SEARCHED if searched is None else tuple(searched)
+        if not searched or set(searched) - set(SEARCHED):
+            raise ValueError(f"searched takes kinds of decision from {SEARCHED}")
+        self.searched = searched
 
     def __repr__(self):
         knobs = f"horizon={self.horizon}, score={self.score}, z={self.z or Z}"
@@ -129,6 +134,8 @@ class Budget:
             knobs += f", own_rollouts={self.own_rollouts}"
         if self.explore:
             knobs += f", explore={self.explore}"
+        if self.searched != SEARCHED:
+            knobs += f", searched={','.join(self.searched)}"
         if self.rollouts is not None:
             return f"Budget(rollouts={self.rollouts}, {knobs})"
         if self.actions is not None:
@@ -367,9 +374,10 @@ def _normal_index(cands, choice):
 SEARCHED = ("turn", "penalty", "forced", "setup", "swap", "give")
 
 
-def searchable(view, legal):
-    """Whether Hard searches this decision: a choice of more than one move."""
-    if view.get("decision") not in SEARCHED:
+def searchable(view, legal, kinds=SEARCHED):
+    """Whether Hard searches this decision: a choice of more than one move, of a kind in
+    `kinds`."""
+    if view.get("decision") not in kinds:
         return False
     return len(legal) > 1 or bool(view.get("must_give"))
 

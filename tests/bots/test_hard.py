@@ -359,3 +359,26 @@ def test_hards_own_team_can_play_normals_weights_in_the_rollouts(monkeypatch):
     assert "own_rollouts=normal" in repr(Budget(actions=100, own_rollouts="normal"))
     with pytest.raises(ValueError):
         Budget(actions=100, own_rollouts="theirs")
+
+
+def test_kinds_of_decision_left_out_of_the_search_take_the_base_move(monkeypatch):
+    # The rollouts say the Blue 9 is far better; Normal sheds the Red 1. Turns left out of
+    # the search, the base move stands and nothing is played out.
+    g = position(SHEDS_B9["hands"], SHEDS_B9["top"], draw=SHEDS_B9["draw"])
+    assert ask("normal", g, 0)["card"] == "R1"
+    played = _scripted_rollouts(monkeypatch, {"R1": 0.1, "B9": 0.9})
+    assert ask("hard", g, 0, budget=Budget(rollouts=30))["card"] == "B9"
+    played.clear()
+    team_only = Budget(rollouts=30, searched=("setup", "swap", "give"))
+    assert ask("hard", g, 0, budget=team_only)["card"] == "R1"
+    assert not played
+    # ... and the base move is the budget's weights' (shedding: the 9 points).
+    team_only = Budget(rollouts=30, searched=("give",), weights="shedding")
+    assert ask("hard", g, 0, budget=team_only)["card"] == "B9"
+    assert not played
+    assert "searched=setup,swap,give" in repr(Budget(actions=100,
+                                                     searched=("setup", "swap", "give")))
+    assert "searched" not in repr(Budget(actions=100))
+    for kinds in ((), ("turn", "bluff")):
+        with pytest.raises(ValueError):
+            Budget(actions=100, searched=kinds)

@@ -173,3 +173,13 @@ def test_a_full_rotation_refuses_a_count_that_splits_a_deal(capsys):
     with pytest.raises(SystemExit):
         main(["--games", "6", "--players", "8", "--rotate", "full", "easy", "random"])
     assert "multiples of 4" in capsys.readouterr().err
+
+
+def test_the_kinds_of_decision_searched_reach_the_budget(capsys):
+    import pytest
+    main(["--games", "2", "--players", "8", "--seed", "1", "--rollouts", "1", "--horizon", "5",
+          "--searched", "setup,give", "hard", "normal"])
+    assert "searched=setup,give" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--games", "2", "--searched", "turn,bluff", "hard", "normal"])
+    assert "kinds of decision are among turn, penalty" in capsys.readouterr().err
