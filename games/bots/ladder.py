@@ -5,7 +5,8 @@
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
         [--pool M] [--weights normal|shedding|late_wild] [--own-rollouts base|normal]
         [--explore E] [--searched KINDS] [--infer-a NAMES] [--infer-b NAMES]
-        [--reveal all|partner|opponents|hands] [--rotate pair|full] [--start K] A B
+        [--reveal all|partner|opponents|hands] [--rotate pair|full] [--start K]
+        [--per-deal FILE] [--paired-with FILE] A B
 
 A and B are among random, easy, normal, hard, oracle. Team 0 is A and every other team B;
 each deal is then played again with A on team 1's seats and B on the rest, so the luck of
@@ -38,6 +39,12 @@ With A normal, --weights also sets A's own turn score, so `--weights shedding no
 normal` measures a score without the search.
 --start K skips the first K games (K even), so that two processes can share one long run
 and their tallies add up to it.
+--per-deal FILE writes a line per deal as it is played ("deal DEAL-INDEX SCORE WINS": the
+deal's mean ranking score and A's wins in it), and --paired-with FILE reads such a file
+from another run on the same seed and prints, before the ranking line, the mean of this
+run's per-deal scores minus that run's over the deals both played, with its interval: two
+configurations on the same deals differ by less than either differs from one half, and
+the paired interval shows it.
 --infer-a / --infer-b set the inferences Hard draws from the other seats' moves on A's and
 B's side (comma-separated names from memory.LEANS, "all" or "none"; default: the site's), so
 `hard hard --infer-a all --infer-b none` measures them; with A equal to B the times are
@@ -137,13 +144,14 @@ def _pair(args):
     return wins, played, times, ranked
 
 
-def mean_interval(xs, z=1.96):
-    """The mean of xs and its normal-approximation interval."""
+def mean_interval(xs, z=1.96, low=0.0, high=1.0):
+    """The mean of xs and its normal-approximation interval, kept within [low, high] (a
+    share by default; a difference of shares from -1)."""
     m = statistics.fmean(xs)
     if len(xs) < 2:
-        return m, 0.0, 1.0
+        return m, low, high
     h = z * statistics.stdev(xs) / math.sqrt(len(xs))
-    return m, max(0.0, m - h), min(1.0, m + h)
+    return m, max(low, m - h), min(high, m + h)
 
 
 def wilson(w, n, z=1.96):
@@ -180,6 +188,17 @@ def _share(text):
     if not 0.0 <= x <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is not a share of the turns (0 to 1)")
     return x
+
+
+def _read_per_deal(path):
+    """deal index -> mean ranking score, from a --per-deal file."""
+    scores = {}
+    with open(path) as f:
+        for line in f:
+            word, i, score, _ = line.split()
+            if word == "deal":
+                scores[int(i)] = float(score)
+    return scores
 
 
 def _kinds(text):
@@ -231,6 +250,8 @@ def main(argv=None):
     ap.add_argument("--own-rollouts", choices=OWN_ROLLOUTS, default=None)
     ap.add_argument("--explore", type=_share, default=None)
     ap.add_argument("--searched", type=_kinds, default=None)
+    ap.add_argument("--per-deal", default=None)
+    ap.add_argument("--paired-with", default=None)
     ap.add_argument("--infer-a", type=_inferences, default=INFERENCES)
     ap.add_argument("--infer-b", type=_inferences, default=INFERENCES)
     ap.add_argument("--reveal", choices=REVEALS, default="all")
@@ -266,6 +287,9 @@ def main(argv=None):
     else:
         deals = (o.games + 1) // 2
     first = o.start // seatings
+    other = _read_per_deal(o.paired_with) if o.paired_with else None
+    out = open(o.per_deal, "w") if o.per_deal else None
+    mine = {}
     jobs = [(options, o.seed, i, o.A, o.B, budget,
              seatings if seatings * (i + 1) <= o.games else 1,
              o.infer_a, o.infer_b, o.reveal, o.weights) for i in range(first, deals)]
@@ -274,17 +298,25 @@ def main(argv=None):
     ranked = []
     by_deal = []
     t0 = time.perf_counter()
+    def deal_done(i, w, r):
+        by_deal.append(statistics.fmean(r))
+        mine[i] = by_deal[-1]
+        if out:
+            print(f"deal {i} {by_deal[-1]!r} {w}", file=out, flush=True)
+
     if o.jobs > 1:
         with Pool(o.jobs) as pool:
             results = pool.imap(_pair, jobs, chunksize=1)
-            for w, p, t, r in results:
+            for j, (w, p, t, r) in zip(jobs, results):
                 wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
-                by_deal.append(statistics.fmean(r))
+                deal_done(j[2], w, r)
     else:
         for j in jobs:
             w, p, t, r = _pair(j)
             wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
-            by_deal.append(statistics.fmean(r))
+            deal_done(j[2], w, r)
+    if out:
+        out.close()
     elapsed = time.perf_counter() - t0
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
           f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
@@ -294,6 +326,16 @@ def main(argv=None):
         xs = times[level]
         print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
               f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms")
+    if other is not None:
+        shared = sorted(set(mine) & set(other))
+        if len(shared) < 2:
+            print(f"paired with {o.paired_with}: fewer than two deals in common",
+                  file=sys.stdout)
+        else:
+            d, lo, hi = mean_interval([mine[i] - other[i] for i in shared], low=-1.0)
+            print(f"paired with {o.paired_with}: {o.A} ranked {d:+.4f} above it over "
+                  f"{len(shared)} shared deals (95% CI [{lo:+.4f}, {hi:+.4f}])",
+                  file=sys.stdout)
     m, lo, hi = mean_interval(ranked)
     over = ""
     if o.rotate == "full":  # the seatings of a deal are not independent games

@@ -183,3 +183,33 @@ def test_the_kinds_of_decision_searched_reach_the_budget(capsys):
     with pytest.raises(SystemExit):
         main(["--games", "2", "--searched", "turn,bluff", "hard", "normal"])
     assert "kinds of decision are among turn, penalty" in capsys.readouterr().err
+
+
+PAIRED = re.compile(r"^paired with (.+): (\w+) ranked ([+-]\d\.\d{4}) above it over (\d+) "
+                    r"shared deals \(95% CI \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]\)$",
+                    re.MULTILINE)
+
+
+def test_a_run_is_paired_deal_by_deal_with_another_on_the_same_deals(tmp_path, capsys):
+    # Normal against itself with every seating scores exactly one half on each deal, so a
+    # run paired with it differs by its own ranking minus one half; deals only one of the
+    # two runs played are left out.
+    plain = tmp_path / "normal.txt"
+    main(["--games", "16", "--players", "8", "--seed", "3", "--rotate", "full",
+          "--per-deal", str(plain), "normal", "normal"])
+    capsys.readouterr()
+    lines = plain.read_text().split("\n")
+    assert [x.split()[:2] for x in lines if x] == [["deal", str(i)] for i in range(4)]
+    assert all(float(x.split()[2]) == 0.5 for x in lines if x)
+    main(["--games", "24", "--players", "8", "--seed", "3", "--rotate", "full",
+          "--start", "4", "--weights", "late_wild", "--paired-with", str(plain), "normal",
+          "normal"])
+    out = capsys.readouterr().out
+    paired = PAIRED.search(out)
+    ranked = FULL.match(out.strip().splitlines()[-2])
+    assert paired and ranked
+    assert int(paired.group(4)) == 3  # deals 1-3 of the 1-5 played
+    late = [float(x) for x in re.findall(r"^deal \d+ (\S+)", out, re.M)]
+    assert not late  # the scores go to the file, not to the report
+    assert float(paired.group(3)) != 0.0
+    assert float(paired.group(5)) <= float(paired.group(3)) <= float(paired.group(6))
