@@ -165,15 +165,36 @@ def test_the_site_searches_with_the_budget_of_its_table_size(monkeypatch):
         return legal[0]
     monkeypatch.setattr(bots, "hard_decide", spy)
     for n in (4, 6, 8):
-        # Seat 0 can play either of two Yellows: a real choice, so Hard searches.
+        # Seat 0 can play either of two Yellows: a real choice, which Hard searches at 4
+        # and 6 players; at 8 it plays the turn with its base move.
         others = [c for c in rest_of_deck(["Y3", "Y7", "Y5"]) if c not in IS_WILD
                   and COLOR[c] != "Y" and c[1:] != "5"]
         hands = [["Y3", "Y7", others[0]]] + [others[1 + 2 * i:3 + 2 * i] for i in range(n - 1)]
         g = position(hands, "Y5", draw=others[2 * n:2 * n + 4])
+        searched = len(seen)
+        decide("hard", g.view(0), g.legal_actions(0), [], random.Random(0))
+        if n < 8:
+            assert seen[-1] is bots.site_budget(n)
+        else:
+            assert len(seen) == searched
+        # The setup pass, a choice made with the partner, is searched at every size.
+        g = Game.new(Options(players=n), 3)
         decide("hard", g.view(0), g.legal_actions(0), [], random.Random(0))
         assert seen[-1] is bots.site_budget(n)
     assert seen[0] is bots.SITE_BUDGET and seen[0].z is None  # 4 players: Z = 1.5
-    assert seen[1].z == seen[2].z == 1.0
+    assert seen[2].z == seen[4].z == 1.0
+    assert bots.site_budget(8).weights == "late_wild"
+
+
+def test_the_site_hard_at_eight_players_spends_a_wild_once_a_rival_team_can_win():
+    # Team 1 (seats 1 and 5) holds one card. Normal keeps its Wild for need and plays the
+    # Red 1; the site's 8-player Hard plays its turns with the late-Wild weights and sheds
+    # the 50-point Wild, which would count against its team's place among the losers.
+    hands = [["R1", "W", "G9", "B8"], ["Y4"], ["G1", "G2"], ["B1", "B2"], ["Y1", "Y2"], [],
+             ["G3", "G4"], ["B3", "B4"]]
+    g = position(hands, "R5", draw=["Y6", "Y7", "B6", "B7"])
+    assert ask("normal", g, 0)["card"] == "R1"
+    assert ask("hard", g, 0, budget=None)["card"] == "W"
 
 
 def _scripted_rollouts(monkeypatch, worth):
