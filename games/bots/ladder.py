@@ -194,10 +194,11 @@ def _read_per_deal(path):
     """deal index -> mean ranking score, from a --per-deal file."""
     scores = {}
     with open(path) as f:
-        for line in f:
-            word, i, score, _ = line.split()
-            if word == "deal":
-                scores[int(i)] = float(score)
+        for n, line in enumerate(f, 1):
+            words = line.split()
+            if len(words) != 4 or words[0] != "deal":
+                raise ValueError(f"line {n} is not 'deal INDEX SCORE WINS'")
+            scores[int(words[1])] = float(words[2])
     return scores
 
 
@@ -287,7 +288,12 @@ def main(argv=None):
     else:
         deals = (o.games + 1) // 2
     first = o.start // seatings
-    other = _read_per_deal(o.paired_with) if o.paired_with else None
+    other = None
+    if o.paired_with:
+        try:
+            other = _read_per_deal(o.paired_with)
+        except (OSError, ValueError) as e:
+            ap.error(f"--paired-with {o.paired_with}: not a --per-deal file ({e})")
     out = open(o.per_deal, "w") if o.per_deal else None
     mine = {}
     jobs = [(options, o.seed, i, o.A, o.B, budget,
@@ -298,6 +304,7 @@ def main(argv=None):
     ranked = []
     by_deal = []
     t0 = time.perf_counter()
+
     def deal_done(i, w, r):
         by_deal.append(statistics.fmean(r))
         mine[i] = by_deal[-1]

@@ -213,3 +213,13 @@ def test_a_run_is_paired_deal_by_deal_with_another_on_the_same_deals(tmp_path, c
     assert not late  # the scores go to the file, not to the report
     assert float(paired.group(3)) != 0.0
     assert float(paired.group(5)) <= float(paired.group(3)) <= float(paired.group(6))
+
+
+def test_a_missing_or_foreign_paired_file_is_refused_with_a_clear_message(tmp_path, capsys):
+    import pytest
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hard won the lot\n")
+    for path in (tmp_path / "absent.txt", notes):
+        with pytest.raises(SystemExit):
+            main(["--games", "2", "--paired-with", str(path), "normal", "normal"])
+        assert f"--paired-with {path}: not a --per-deal file" in capsys.readouterr().err
