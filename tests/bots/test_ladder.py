@@ -191,6 +191,7 @@ PAIRED = re.compile(r"^paired with (.+): (\w+) ranked ([+-]\d\.\d{4}) above it o
 
 
 def test_a_run_is_paired_deal_by_deal_with_another_on_the_same_deals(tmp_path, capsys):
+    import pytest
     # Normal against itself with every seating scores exactly one half on each deal, so a
     # run paired with it differs by its own ranking minus one half; deals only one of the
     # two runs played are left out.
@@ -201,17 +202,19 @@ def test_a_run_is_paired_deal_by_deal_with_another_on_the_same_deals(tmp_path, c
     lines = plain.read_text().split("\n")
     assert [x.split()[:2] for x in lines if x] == [["deal", str(i)] for i in range(4)]
     assert all(float(x.split()[2]) == 0.5 for x in lines if x)
+    late = tmp_path / "late.txt"
     main(["--games", "24", "--players", "8", "--seed", "3", "--rotate", "full",
-          "--start", "4", "--weights", "late_wild", "--paired-with", str(plain), "normal",
-          "normal"])
+          "--start", "4", "--weights", "late_wild", "--per-deal", str(late), "--paired-with",
+          str(plain), "normal", "normal"])
     out = capsys.readouterr().out
     paired = PAIRED.search(out)
-    ranked = FULL.match(out.strip().splitlines()[-2])
-    assert paired and ranked
+    assert paired and FULL.match(out.strip().splitlines()[-2])
     assert int(paired.group(4)) == 3  # deals 1-3 of the 1-5 played
-    late = [float(x) for x in re.findall(r"^deal \d+ (\S+)", out, re.M)]
-    assert not late  # the scores go to the file, not to the report
-    assert float(paired.group(3)) != 0.0
+    scores = {int(x.split()[1]): float(x.split()[2]) for x in late.read_text().splitlines()}
+    assert sorted(scores) == [1, 2, 3, 4, 5]
+    expected = sum(scores[i] - 0.5 for i in (1, 2, 3)) / 3
+    assert expected != 0.0
+    assert float(paired.group(3)) == pytest.approx(expected, abs=5e-5)
     assert float(paired.group(5)) <= float(paired.group(3)) <= float(paired.group(6))
 
 
