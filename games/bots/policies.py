@@ -55,8 +55,9 @@ NORMAL = Weights(shed=3.0, points=0.08, points_near=0.6, near=2)
 SHEDDING = Weights(shed=1.5, points=0.6, points_near=0.6, near=2)
 # SHEDDING, and a Wild spent once an opposing team is one card from winning: the round is
 # then nearly lost, and a Wild left in hand counts 50 points against the ranking. Better
-# than NORMAL at 6 and 8 players without the search; under the search at 8 players level
-# (docs/bots.md, "Measured: every seating of a deal, and a Wild spent late").
+# than NORMAL at 6 and 8 players without the search, level when the search also takes the
+# turns; the site's 8-player Hard plays its turns with it and searches only the team
+# choices (docs/bots.md, "Measured: searching only the choices made with the partner").
 LATE_WILD = Weights(shed=1.5, points=0.6, points_near=0.6, near=2, wild_late=1)
 WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING, "late_wild": LATE_WILD}
 

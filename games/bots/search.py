@@ -7,20 +7,23 @@ Normal for every seat for up to `horizon` actions, then scored by who won or by 
 left. Normal's move is left only
 when a paired z-test on the samples says another is better.
 
-Every decision with a choice is searched: a turn, a waiting penalty, a drawn Wild's colour,
-and the team choices (setup pass, symbol swap, half pass and tag-in give), for which
-`Game.from_view` rebuilds the pending choice.
+Every decision with a choice can be searched: a turn, a waiting penalty, a drawn Wild's
+colour, and the team choices (setup pass, symbol swap, half pass and tag-in give), for which
+`Game.from_view` rebuilds the pending choice. `Budget.searched` narrows that: the site's
+8-player Hard searches only the team choices and plays its turns with its base move.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
-uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). Eight options
-of the budget were measured on the ladder and are not the site's (docs/bots.md): racing
+uses), a count of samples (deterministic) or wall-clock seconds (benchmarks). At 8 players
+the site takes a late-Wild base move (`weights="late_wild"`, `own_rollouts="normal"`) with
+`searched` set to the team choices. These options of the budget were measured on the
+ladder and are not the site's (docs/bots.md): racing
 (`drop`), rollouts whose Normal remembers what every player has seen (`model="public"`),
 worlds weighed by the likelihood of the other seats' moves (`pool`, likelihood.py), the
 Wilds left to Normal (`wilds`), unfinished rollouts scored by a share fitted to Normal's
 rounds (`score="learned"`, leafvalue.py), rollouts scored by the final ranking
-(`score="rank"`), a base move that sheds points or spends a late Wild (`weights`, with
-`own_rollouts` for how Hard's own team plays its rollouts) and rollouts that play some
-turns at random (`explore`).
+(`score="rank"`), a base move that sheds points or spends a late Wild at 4 and 6 players
+or with the turns searched (`weights`, `own_rollouts`) and rollouts that play some turns at
+random (`explore`).
 """
 
 import math
