@@ -295,21 +295,19 @@ def main(argv=None):
         except (OSError, ValueError) as e:
             ap.error(f"--paired-with {o.paired_with}: not a --per-deal file ({e})")
     out = open(o.per_deal, "w") if o.per_deal else None
-    mine = {}
     jobs = [(options, o.seed, i, o.A, o.B, budget,
              seatings if seatings * (i + 1) <= o.games else 1,
              o.infer_a, o.infer_b, o.reveal, o.weights) for i in range(first, deals)]
     wins = played = 0
     times = {}
     ranked = []
-    by_deal = []
+    by_deal = {}  # deal index -> the deal's mean ranking score, in the order played
     t0 = time.perf_counter()
 
     def deal_done(i, w, r):
-        by_deal.append(statistics.fmean(r))
-        mine[i] = by_deal[-1]
+        by_deal[i] = statistics.fmean(r)
         if out:
-            print(f"deal {i} {by_deal[-1]!r} {w}", file=out, flush=True)
+            print(f"deal {i} {by_deal[i]!r} {w}", file=out, flush=True)
 
     if o.jobs > 1:
         with Pool(o.jobs) as pool:
@@ -334,19 +332,19 @@ def main(argv=None):
         print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
               f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms")
     if other is not None:
-        shared = sorted(set(mine) & set(other))
+        shared = sorted(set(by_deal) & set(other))
         if len(shared) < 2:
             print(f"paired with {o.paired_with}: fewer than two deals in common",
                   file=sys.stdout)
         else:
-            d, lo, hi = mean_interval([mine[i] - other[i] for i in shared], low=-1.0)
+            d, lo, hi = mean_interval([by_deal[i] - other[i] for i in shared], low=-1.0)
             print(f"paired with {o.paired_with}: {o.A} ranked {d:+.4f} above it over "
                   f"{len(shared)} shared deals (95% CI [{lo:+.4f}, {hi:+.4f}])",
                   file=sys.stdout)
     m, lo, hi = mean_interval(ranked)
     over = ""
     if o.rotate == "full":  # the seatings of a deal are not independent games
-        _, lo, hi = mean_interval(by_deal)
+        _, lo, hi = mean_interval(list(by_deal.values()))
         over = f" over {len(by_deal)} deals"
     print(f"{o.A} vs {o.B}: {o.A} ranked above a B team in {m:.3f} of {played} games' "
           f"pairings (95% CI{over} [{lo:.3f}, {hi:.3f}])")
