@@ -179,7 +179,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
     # A file, not shared-cache memory, so that test threads (a worker) wait
     # for the lock instead of failing with "table is locked".
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test-db.sqlite3")}
+    # SQLITE_TEST_NAME lets two test runs on one checkout keep apart.
+    DATABASES["default"]["TEST"] = {"NAME": envstr(
+        "SQLITE_TEST_NAME", str(BASE_DIR / "var" / "test-db.sqlite3"))}
 # A read replica for the history pages (games/replica.py, docs/deploy.md): a PostgreSQL
 # standby the site never writes to. In tests it mirrors "default" (Django's TEST MIRROR).
 DATABASE_REPLICA_URL = envstr("DATABASE_REPLICA_URL", "")
