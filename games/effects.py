@@ -122,6 +122,17 @@ def access_changed(user_id):
         log.exception("could not tell the sockets of user %s to check their access", user_id)
 
 
+def seats_changed(game_id, numbers):
+    """Tells the sockets and bot streams listening at these seats of the game to check
+    whether their reader still holds the seat (games.actions.access)."""
+    for number in numbers:
+        try:
+            push.send(push.seat_group(game_id, number), {"type": "access.changed"})
+        except Exception:
+            log.exception("could not tell seat %s of game %s to check its access", number,
+                          game_id)
+
+
 # Saving these fields can end a user's sessions (a new password) or right to play.
 ACCESS_FIELDS = frozenset({"password", "is_active", "banned_at", "suspended_until"})
 
