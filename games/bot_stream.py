@@ -9,11 +9,15 @@ games.presenters.bot_view.seat_state, the same JSON as GET /api/bot/games/<id>, 
 holds the engine's view(seat) and legal actions and nothing else.
 
 Access is a bot token in the handshake's `Authorization: Bearer` header, checked like the
-HTTP API's (accounts.bot_tokens.authenticate). It is checked again, so that an open stream
-cannot outlive its right to listen: at once when the token is revoked (a push to the
-token's group), when the account's access changes (its user group: a ban, a moderator
-taking the seat), after a decision the write door refused because the seat is no longer
-the bot's, and every RECHECK_SECONDS in any case. A refused handshake is accepted and then
+HTTP API's (accounts.bot_tokens.authenticate), and who may listen is the one rule of
+games.actions.access. Every state it sends is read in the same statement as the check
+that the bot still holds the seat, and a push rendered for another holder is dropped, so
+a stream let in earlier never reads a seat that changed hands. It is also checked again,
+so that an open stream closes once its right to listen ends: at once when the token is
+revoked (a push to the token's group), when the account's access changes (its user group:
+a ban, a moderator taking the seat), when the lobby changes who holds its seat (the seat's
+group), after a decision the write door refused because the seat is no longer the bot's,
+and every RECHECK_SECONDS in any case. A refused handshake is accepted and then
 closed with its code, so that a program sees why (an unaccepted one reaches it as a bare
 HTTP 403).
 """
@@ -29,9 +33,8 @@ from django.db import connection, transaction
 from accounts import bot_tokens
 from games import push
 from games.push.coalesce import Coalesced
-from games.actions import decisions, presence
-from games.actions.moves import bot_decision_key, clean_action
-from games.models import Game, GameEvent, Seat
+from games.actions import access, decisions, moves, presence
+from games.models import Game, GameEvent
 from games.presenters.bot_view import seat_state
 
 log = logging.getLogger(__name__)
@@ -56,34 +59,30 @@ def bearer(scope):
     return None
 
 
-def _seat_of(user, game_id):
-    return (Seat.objects.filter(game_id=game_id, user=user)
-            .exclude(game__status=Game.Status.ABORTED)
-            .values_list("number", flat=True).first())
-
-
 def stream_access(raw, game_id, seat=None):
     """(user, token id, seat number, None) while a stream with token `raw` may listen at
     `game_id` (for `seat`, once it has one), else (None, None, None, the close code).
-    Reads the token, the account and the seat as they are now."""
+    Reads the token, the account and the seat as they are now; who may listen is
+    games.actions.access's rule for a program."""
     found = bot_tokens.authenticate(raw) if raw else None
     if found is None:
         return None, None, None, CLOSE_BAD_TOKEN
     user, token = found
-    number = _seat_of(user, game_id)
-    if number is None:
+    reader = access.program_at(user, game_id)
+    if reader is None:
         return None, None, None, CLOSE_NO_SEAT if seat is None else CLOSE_SEAT_LOST
-    if seat is not None and number != seat:
+    if seat is not None and reader.seat != seat:
         return None, None, None, CLOSE_SEAT_LOST
-    return user, token.pk, number, None
+    return user, token.pk, reader.seat, None
 
 
-def read_state(game_id, seat):
-    """The seat's state now: the game row and its snapshot in one statement, so that the
-    state and its `seq` agree."""
+def read_state(game_id, seat, user_id):
+    """The seat's state now, or None if `user_id` no longer holds the seat: the game row,
+    its snapshot and the check of the seat's holder in one statement, so that the state,
+    its `seq` and the right to read it agree."""
     with transaction.atomic():
-        game = Game.objects.select_related("snapshot").get(pk=game_id)
-        return seat_state(game, seat)
+        game = access.seat_with_game(user_id, game_id, seat)
+        return None if game is None else seat_state(game, seat)
 
 
 def _decide(game_id, seat, action, user, key):
@@ -93,7 +92,7 @@ def _decide(game_id, seat, action, user, key):
     try:
         result = decisions.apply_decision(
             game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=bot_decision_key(user.pk, key))
+            idempotency_key=moves.bot_decision_key(user.pk, key))
         return result.event.seq
     finally:
         connection.close()
@@ -109,6 +108,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
     refresh = None  # reads and sends the seat's state again (push.coalesce)
     watcher = None
     groups_joined = ()
+    closing = False  # closed for a lost right to listen: nothing more goes out
 
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
@@ -143,8 +143,12 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         *_, code = await database_sync_to_async(stream_access)(self.raw, self.game_id, self.seat)
         if code is None:
             return False
-        await self.close(code=code)
+        await self.close_for(code)
         return True
+
+    async def close_for(self, code):
+        self.closing = True
+        await self.close(code=code)
 
     async def watch(self):
         """Checks access every RECHECK_SECONDS, and catches up on a push it may have missed
@@ -160,17 +164,23 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         except Exception:
             log.exception("bot stream of game %s seat %s stopped checking", self.game_id,
                           self.seat)
-            await self.close(code=CLOSE_BAD_TOKEN)
+            await self.close_for(CLOSE_BAD_TOKEN)
 
     async def dispatch(self, message):
         kind = message["type"]
+        if self.closing:
+            return
         if kind == "game.fragments":
             # The game moved. The message is a browser's HTML: it is dropped, and the state
-            # read again (a burst of site bots' moves costs two reads, not one each).
+            # read again (a burst of site bots' moves costs two reads, not one each), with
+            # the check that the seat is still this bot's.
+            if message.get("holder") not in (None, self.user.pk):
+                await self.check_access()
+                return
             self.refresh()
             return
         if kind == "token.revoked":
-            await self.close(code=CLOSE_BAD_TOKEN)
+            await self.close_for(CLOSE_BAD_TOKEN)
             return
         if kind in ("access.changed", "session.ended"):
             await self.check_access()
@@ -180,8 +190,13 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         await super().dispatch(message)
 
     async def send_state(self):
-        state = await database_sync_to_async(read_state)(self.game_id, self.seat)
-        if state["seq"] <= self.sent_seq:
+        if self.closing:
+            return
+        state = await database_sync_to_async(read_state)(self.game_id, self.seat, self.user.pk)
+        if state is None:
+            await self.close_for(CLOSE_SEAT_LOST)
+            return
+        if self.closing or state["seq"] <= self.sent_seq:
             return
         self.sent_seq = state["seq"]
         if state["status"] == Game.Status.ACTIVE and not self.present:
@@ -209,10 +224,10 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             await self.error("The stream understands only act messages.")
             return
         key = content.get("key")
-        if not isinstance(key, str) or not 0 < len(key) <= 40 or not key.isprintable():
-            await self.error("Every decision needs its key (up to 40 characters).")
+        if moves.clean_key(key) is None:
+            await self.error(f"Every decision needs its key (up to {moves.MAX_KEY} characters).")
             return
-        action = clean_action(content.get("action"))
+        action = moves.clean_action(content.get("action"))
         if action is None:
             await self.error("That is not a move.", key=key)
             return

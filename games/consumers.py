@@ -42,8 +42,7 @@ from accounts import activity
 from games import push
 from games.push import local, redis_batch
 from games.push.coalesce import Coalesced
-from games.actions import chat, decisions, presence
-from games.actions.moves import clean_action
+from games.actions import access, chat, decisions, moves, presence
 from games.models import Game, GameEvent
 from games.presenters import chat as chat_views, mine
 from games.store import spectators
@@ -63,18 +62,15 @@ SESSION_RECHECK_SECONDS = 3600
 
 
 def membership(user, game_id):
-    """(group, seat, last_seq) for this user at this game, or None if they may not listen."""
-    if not user.is_authenticated:
+    """(group, seat, last_seq) for this user at this game, or None if they may not listen:
+    the seat's holder listens to its seat's group, a spectator to the public one
+    (games.actions.access decides which)."""
+    reader = access.person_at(user, game_id)
+    if reader is None:
         return None
-    game = Game.objects.filter(pk=game_id).exclude(status=Game.Status.OPEN).first()
-    if game is None:
-        return None
-    number = game.seats.filter(user=user).values_list("number", flat=True).first()
-    if number is not None:
-        return push.seat_group(game_id, number), number, game.last_seq
-    if game.spectators and not game.private:
-        return push.public_group(game_id), None, game.last_seq
-    return None
+    if reader.seat is not None:
+        return push.seat_group(game_id, reader.seat), reader.seat, reader.game.last_seq
+    return push.public_group(game_id), None, reader.game.last_seq
 
 
 def _session_store(session_key):
@@ -146,7 +142,7 @@ def _decide(game_id, seat, action, user, key):
     try:
         result = decisions.apply_decision(
             game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=f"u{user.pk}-{key}",
+            idempotency_key=moves.person_decision_key(user.pk, key),
         )
         return result.event.seq
     finally:
@@ -159,6 +155,7 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
     when the session expires and on the `user-<id>` group's messages."""
 
     watcher = None
+    closing = False  # closed by check_access: nothing more goes out, whatever is queued
 
     async def __call__(self, scope, receive, send):
         """Channels' own loop (AsyncConsumer.__call__) with the channel layer read through
@@ -215,6 +212,7 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
         code = await database_sync_to_async(self.access_code)()
         if code is None:
             return False
+        self.closing = True
         await self.close(code=code)
         return True
 
@@ -323,11 +321,11 @@ class GameConsumer(CheckedSocket):
         if "seat" in content and content["seat"] != self.seat:
             await self.error("You can only make moves for your own seat.")
             return
-        action, key = content.get("action"), content.get("key")
-        if not isinstance(key, str) or not 0 < len(key) <= 40 or not key.isprintable():
-            await self.error("Every move needs its key (up to 40 characters).")
+        key = content.get("key")
+        if moves.clean_key(key) is None:
+            await self.error(f"Every move needs its key (up to {moves.MAX_KEY} characters).")
             return
-        action = clean_action(action)
+        action = moves.clean_action(content.get("action"))
         if action is None:
             await self.error("That is not a move.", key=key)
             return
@@ -362,11 +360,21 @@ class GameConsumer(CheckedSocket):
         await self.send_json({"type": "error", "message": message, "key": key})
 
     async def game_fragments(self, message):
+        if self.closing:
+            return
+        if self.seat is not None and message.get("holder") != self.scope["user"].pk:
+            # Rendered for whoever holds the seat now, and that is no longer this socket's
+            # user (the lobby moved them, a moderator took the seat): nothing of it goes out,
+            # and the socket checks its access, which closes it.
+            await self.check_access()
+            return
         await self.send_json({"type": "fragments", "seq": message["seq"], "html": message["html"]})
 
     async def chat_push(self, message):
         """A chat line or a hidden line for this socket's group (games.actions.chat chose the
         groups that may read it), or the person's own chat switch (their user group)."""
+        if self.closing:
+            return
         if message["type"] == "chat.setting":
             self.chat_off = message["off"]
             await self.send_json({"type": "chat_setting", "off": self.chat_off})

@@ -65,7 +65,8 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         state = store.load_state(game)
     seats = store.table_seats(game_id)
-    listeners = [(push.seat_group(game_id, s.number), s.number) for s in seats if s.user_id]
+    holders = {s.number: s.user_id for s in seats if s.user_id}
+    listeners = [(push.seat_group(game_id, number), number) for number in holders]
     if game.spectators and not game.private:
         listeners.append((push.public_group(game_id), None))
     told = [push.waiting_group(s.user_id) for s in seats if s.user_id] if waiting else []
@@ -83,7 +84,10 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     pushes = []
     for group, seat in listeners:
         html = table.render_fragments(table.table_context(game, seat, public=public))
-        pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html}))
+        # `holder`: the user the seat's rendering is for, so that a socket or stream let in
+        # for the seat before it changed hands passes none of it on (games.actions.access).
+        pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html,
+                               "holder": holders.get(seat)}))
     # The tables first: a page waits on its push, a header's count can wait a moment.
     return pushes + waiting_changed
 

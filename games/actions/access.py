@@ -1,13 +1,107 @@
 """Who may read a seat and who may act for it: the one rule every way into a seat uses.
 
-(The rest of this module is being written: the reader value and its checks.)
+A seat is reached four ways: the table page and its form (a person's session), the table
+socket (the same session), the Bot API's HTTP routes and its stream (a bot token). Each
+of them authenticates in its own way and then asks here, so that they cannot drift apart:
+
+- `person_at(user, game_id)` and `program_at(user, game_id)` build a `Reader`, "this
+  reader at this table", from the rows as they are now, or None when the reader may not
+  be there at all.
+- `Reader.may_act` says whether the reader may send decisions; the write door
+  (games.actions.decisions) checks the seat's holder again under the game's lock, so a
+  decision is judged by who holds the seat when it is applied.
+- `holds(user_id, game_id, seat)` and `seat_with_game(...)` read again, at the moment a
+  seat's state is read, whether the reader still holds the seat: a socket or stream that
+  was let in earlier never reads a seat that has since changed hands.
+- `seats_changed(game_id, numbers)`: a lobby seat change tells the sockets and streams of
+  those seats to check again (they close with their "seat lost" code).
+
+Which game states each way accepts (docs/security.md, "One rule for a seat"):
+
+| reader | open table | being played | finished or aborted |
+|---|---|---|---|
+| the seat's holder, person or program | reads (nothing is dealt: no view) | reads, acts | reads |
+| a spectator (public table that allows them) | nothing to watch | reads the public view | reads the public view |
+
+The table page of an open table is its lobby page (games.views.table redirects there); its
+socket and the Bot API accept an open table, and their first state comes with the deal.
 """
 
+from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
 
 from games import effects
+from games.models import Game, Seat
+
+PERSON = "person"  # a logged-in person: the table page, its form and its socket
+PROGRAM = "program"  # a bot account's program: the Bot API and its stream
+SPECTATOR = "spectator"  # a person watching a public table: no seat, the public view
+
+
+@dataclass(frozen=True)
+class Reader:
+    """This reader at this table, as the rows stood when it was built."""
+
+    game: Game
+    user_id: int
+    seat: int | None  # None: a spectator
+    kind: str  # PERSON, PROGRAM or SPECTATOR
+
+    @property
+    def may_act(self) -> bool:
+        """Decisions may be sent: a seat's holder at a game being played. (The door checks
+        the holder again under the game's lock when the decision is applied.)"""
+        return self.seat is not None and self.game.status == Game.Status.ACTIVE
+
+
+def _seat_number(user_id, game_id):
+    return (Seat.objects.filter(game_id=game_id, user_id=user_id)
+            .values_list("number", flat=True).first())
+
+
+def person_at(user, game_id, game=None) -> Reader | None:
+    """A logged-in person at `game_id`: the holder of a seat there, or a spectator at a
+    dealt public table that allows them; None for anyone else (or no such game). `game`,
+    when the caller has read the row already, saves reading it again."""
+    if not user.is_authenticated:
+        return None
+    game = game or Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return None
+    number = _seat_number(user.pk, game.pk)
+    if number is not None:
+        return Reader(game, user.pk, number, PERSON)
+    if game.status != Game.Status.OPEN and game.spectators and not game.private:
+        return Reader(game, user.pk, None, SPECTATOR)
+    return None
+
+
+def program_at(user, game_id) -> Reader | None:
+    """A bot account's program at `game_id`: only the holder of a seat there (a program
+    never watches), whatever the game's state; None otherwise."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return None
+    number = _seat_number(user.pk, game.pk)
+    if number is None:
+        return None
+    return Reader(game, user.pk, number, PROGRAM)
+
+
+def holds(user_id, game_id, seat) -> bool:
+    """`user_id` holds `seat` of `game_id` now."""
+    return Seat.objects.filter(game_id=game_id, number=seat, user_id=user_id).exists()
+
+
+def seat_with_game(user_id, game_id, seat) -> Game | None:
+    """The game row with its snapshot, read in the same statement as the check that
+    `user_id` still holds `seat`, so that the state read is one the holder may see; None
+    when the seat is no longer theirs."""
+    found = (Seat.objects.select_related("game", "game__snapshot")
+             .filter(game_id=game_id, number=seat, user_id=user_id).first())
+    return found.game if found is not None else None
 
 
 def seats_changed(game_id, numbers):

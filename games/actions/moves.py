@@ -2,6 +2,7 @@
 
 ACTION_KEYS = {"type", "card", "color", "cards"}
 MAX_GIVE = 120  # more cards than any hand can hold
+MAX_KEY = 40  # a decision's key: the event row keeps it after a prefix of the sender's
 
 
 def _code(value):
@@ -31,6 +32,20 @@ def clean_action(action):
         if not isinstance(cards, list) or len(cards) > MAX_GIVE or not all(map(_code, cards)):
             return None
     return action
+
+
+def clean_key(key):
+    """The sender's key for a decision if it is one (1 to MAX_KEY printable characters),
+    else None. Every way into a seat checks its key with this."""
+    if isinstance(key, str) and 0 < len(key) <= MAX_KEY and key.isprintable():
+        return key
+    return None
+
+
+def person_decision_key(user_id, key):
+    """The idempotency key of a person's decision, from the table's form or its socket
+    alike, so that a page may resend a move over either and it is made once."""
+    return f"u{user_id}-{key}"
 
 
 def bot_decision_key(user_id, key):

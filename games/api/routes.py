@@ -14,8 +14,7 @@ from django.http import Http404
 from ninja import Field, Path, Router, Schema
 from ninja.errors import HttpError
 
-from games.actions import decisions
-from games.actions.moves import bot_decision_key, clean_action
+from games.actions import access, decisions, moves
 from games.models import Game, GameEvent, Seat
 from games.presenters import bot_view
 from lobby import services as lobby
@@ -26,19 +25,6 @@ router = Router()
 MAX_ID = 2**31 - 1
 GameId = Path(..., ge=1, le=MAX_ID, description="The game's (table's) id.")
 NO_SEAT = "You hold no seat at such a game."
-MAX_KEY = 40  # as the table's form: the event row keeps "api<user id>-<key>"
-
-# How a refused decision is answered, as at the table's form (games/views/table.py): a bad
-# move is the sender's fault (400), a move the game no longer allows a conflict (409), the
-# seat lost or handed to a site bot for good a refusal (403).
-REFUSED_STATUS = {
-    decisions.IllegalDecision: 400,
-    decisions.GameNotActive: 409,
-    decisions.StaleDecision: 409,
-    decisions.IdempotencyConflict: 409,
-    decisions.DecisionNotSaved: 503,
-}
-
 
 class Error(Schema):
     detail: str
@@ -99,7 +85,7 @@ class GameOut(Schema):
 
 class DecisionIn(Schema):
     action: dict[str, Any] = Field(description='An engine action, e.g. {"type": "play", "card": "B7"}.')
-    key: str = Field(min_length=1, max_length=MAX_KEY,
+    key: str = Field(min_length=1, max_length=moves.MAX_KEY,
                      description="Idempotency key: sending the same key again answers the "
                                  "first result and moves nothing.")
     seq: int | None = Field(None, ge=0, le=MAX_ID,
@@ -176,12 +162,12 @@ def seats(request):
             for s in rows]
 
 
-def _game_and_seat(user, game_id):
-    seat = (Seat.objects.filter(game_id=game_id, user=user)
-            .values_list("number", flat=True).first())
-    if seat is None:
+def _reader(user, game_id):
+    """The bot's reader at the game (games.actions.access's rule for a program)."""
+    reader = access.program_at(user, game_id)
+    if reader is None:
         raise Http404(NO_SEAT)
-    return Game.objects.select_related("snapshot").get(pk=game_id), seat
+    return reader
 
 
 @router.get("/games/{game_id}", response={200: GameOut, **REFUSALS, 404: Error})
@@ -190,8 +176,12 @@ def game(request, game_id: int = GameId):
     game's last event number (`seq`), to pass back with a decision if wanted."""
     # One snapshot of the game for the view and its seq, so that they agree.
     # The same answer as the stream's state message (games.presenters.bot_view).
+    seat = _reader(request.auth, game_id).seat
     with transaction.atomic():
-        found, seat = _game_and_seat(request.auth, game_id)
+        # Read with the check that the seat is still this bot's, in one statement.
+        found = access.seat_with_game(request.auth.pk, game_id, seat)
+        if found is None:
+            raise Http404(NO_SEAT)
         return bot_view.seat_state(found, seat)
 
 
@@ -203,17 +193,18 @@ def decide(request, body: DecisionIn, game_id: int = GameId):
     clocks). The actor is PERSON: a bot account's seat is a person's seat played by a
     program, timed out and handed to a site bot like anyone's."""
     user = request.auth
-    found, seat = _game_and_seat(user, game_id)
-    action = clean_action(body.action)
+    seat = _reader(user, game_id).seat
+    action = moves.clean_action(body.action)
     if action is None:
         raise HttpError(400, "That is not a move: see the action shapes in docs/bot-api.md.")
-    if not body.key.isprintable():
+    if moves.clean_key(body.key) is None:
         raise HttpError(400, "The key must be printable text.")
     try:
+        # The door checks again, under the game's lock, that the seat is still this bot's.
         result = decisions.apply_decision(
-            found.pk, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=bot_decision_key(user.pk, body.key), expected_seq=body.seq,
+            game_id, seat, action, GameEvent.Actor.PERSON, user=user,
+            idempotency_key=moves.bot_decision_key(user.pk, body.key), expected_seq=body.seq,
         )
     except decisions.DecisionRefused as exc:
-        raise HttpError(REFUSED_STATUS.get(type(exc), 403), str(exc)) from None
+        raise HttpError(decisions.refusal_status(exc), str(exc)) from None
     return {"seq": result.event.seq, "replayed": result.replayed}

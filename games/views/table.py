@@ -9,28 +9,29 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from games.actions import decisions, rematch
-from games.actions.moves import clean_action
+from games.actions import access, decisions, moves, rematch
 from games.models import Game, GameEvent
 from games.presenters.table import render_fragments, table_context
 
 
-def _get_game_for_user(request, game_id):
-    """(game, seat number or None for a spectator); PermissionDenied for others."""
-    game = get_object_or_404(
-        Game.objects.select_related("snapshot").exclude(status=Game.Status.OPEN), pk=game_id
-    )
-    seat = game.seats.filter(user=request.user).values_list("number", flat=True).first()
-    if seat is None and not (game.spectators and not game.private):
+def _reader(request, game_id):
+    """The request's reader at the table (games.actions.access): its seat's holder or a
+    spectator; PermissionDenied for anyone else, 404 for no such table."""
+    game = get_object_or_404(Game.objects.select_related("snapshot"), pk=game_id)
+    reader = access.person_at(request.user, game.pk, game=game)
+    if reader is None:
         raise PermissionDenied("You are not playing at this table.")
-    return game, seat
+    return reader
 
 
 @login_required
 def play(request, game_id):
-    game, seat = _get_game_for_user(request, game_id)
+    reader = _reader(request, game_id)
+    if reader.game.status == Game.Status.OPEN:
+        # Nothing is dealt yet: an open table's page is its lobby page, where seats are taken.
+        return redirect("lobby:table", game_id=reader.game.pk)
     # An HTMX request is a resync (reconnect or a gap in the pushes): every fragment at once.
-    return _table(request, table_context(game, seat))
+    return _table(request, table_context(reader.game, reader.seat))
 
 
 def _table(request, context, status=200):
@@ -45,7 +46,7 @@ def _table(request, context, status=200):
 
 def _parse_action(post):
     """The engine action a form describes, or None."""
-    return clean_action(_form_action(post))
+    return moves.clean_action(_form_action(post))
 
 
 def _form_action(post):
@@ -74,38 +75,33 @@ def _form_action(post):
     return None
 
 
-# How a refused move is answered (docs/security.md): a bad move is the sender's fault (400);
-# a move the game's state no longer allows is a conflict (409); anything else is refused (403).
-REFUSED_STATUS = {
-    decisions.IllegalDecision: 400,
-    decisions.GameNotActive: 409,
-    decisions.StaleDecision: 409,
-    decisions.IdempotencyConflict: 409,
-    decisions.DecisionNotSaved: 503,  # the database connection was lost: try again
-}
-
-
 @login_required
 @require_POST
 def act(request, game_id):
-    game, seat = _get_game_for_user(request, game_id)
+    reader = _reader(request, game_id)
+    game, seat = reader.game, reader.seat
     if seat is None:
         raise PermissionDenied("Spectators cannot play.")
+    if game.status == Game.Status.OPEN:
+        # No table page shows a form before the deal, so nothing to render it into either.
+        return HttpResponse("This game has not been dealt yet.", status=409,
+                            content_type="text/plain")
     action = _parse_action(request.POST)
-    key = (request.POST.get("key") or "")[:40] or None
+    raw_key = request.POST.get("key") or None
+    key = moves.clean_key(raw_key[:moves.MAX_KEY]) if raw_key else None
     error, status = None, 200
     try:
         if action is None:
             raise decisions.IllegalDecision("That is not a move.")
-        if key is not None and not key.isprintable():
+        if raw_key and key is None:
             raise decisions.IllegalDecision("That form is damaged; reload the page.")
         decisions.apply_decision(
             game.pk, seat, action, GameEvent.Actor.PERSON, user=request.user,
-            idempotency_key=key and f"u{request.user.pk}-{key}",
+            idempotency_key=key and moves.person_decision_key(request.user.pk, key),
         )
     except decisions.DecisionRefused as exc:
         error = str(exc)
-        status = REFUSED_STATUS.get(type(exc), 403)
+        status = decisions.refusal_status(exc)
     if not request.htmx and error is None:
         return redirect("games:play", game_id=game.pk)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)

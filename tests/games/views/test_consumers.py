@@ -133,7 +133,8 @@ def test_a_socket_joins_only_its_users_seat_group_whatever_the_path_asks(four):
             await layer.group_send(group, {"type": "game.fragments", "seq": 99, "html": group})
         assert await comm.receive_nothing(timeout=0.3)
         await layer.group_send(push.seat_group(game.pk, 1),
-                               {"type": "game.fragments", "seq": 98, "html": "own"})
+                               {"type": "game.fragments", "seq": 98, "html": "own",
+                                "holder": four[1].pk})
         assert (await comm.receive_json_from(timeout=5))["seq"] == 98
         await comm.disconnect()
 
