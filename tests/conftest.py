@@ -5,12 +5,16 @@ Ana hosts; Bo, Cy and Di join; Ed is an outsider who never sits down.
 
 import itertools
 import os
+import re
 import socket
 import threading
 import uuid
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.cache import caches
+from django.core.cache.backends import locmem
+from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 
 from accounts.models import User
@@ -27,6 +31,34 @@ os.environ["BOT_PACE_MS"] = "0"
 @pytest.fixture(autouse=True)
 def bots_move_at_once(settings):
     settings.BOT_PACE_MS = 0
+
+
+def clear_the_cache():
+    """Empties what the Django cache holds for the site: every in-process store (those a
+    test configures under a LOCATION of its own too), and on Redis the keys under this
+    site's KEY_PREFIX only. RedisCache.clear() would FLUSHDB, and that database also holds
+    the channel layer and Celery's queues (of servers a test may have started)."""
+    for alias in django_settings.CACHES:
+        backend = caches[alias]
+        if isinstance(backend, RedisCache):
+            if not backend.key_prefix:
+                pytest.fail("The tests clear the Redis cache by its KEY_PREFIX: set "
+                            "CACHE_KEY_PREFIX to something not empty.")
+            client = backend._cache.get_client(None, write=True)
+            pattern = re.sub(r"([*?\[\]\\])", r"\\\1", backend.key_prefix) + ":*"
+            keys = list(client.scan_iter(match=pattern, count=1000))
+            if keys:
+                client.delete(*keys)
+    for name in list(locmem._caches):
+        locmem.LocMemCache(name, {}).clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Rate-limit counts and cached answers left by one test must not decide another's:
+    the database is rolled back between tests (and SQLite hands out the same ids again),
+    the cache is not."""
+    clear_the_cache()
 
 
 PASSWORD = "wild-cards-correct-horse-9"
