@@ -19,7 +19,8 @@ from games.bot_stream import CLOSE_BAD_TOKEN, CLOSE_NO_SEAT
 from games.models import Game, GameEvent
 from games.presenters.bot_view import seat_state
 from games.routing import websocket_urlpatterns
-from tests.conftest import make_started_game, make_user
+from lobby import services as lobby
+from tests.conftest import make_started_game, make_table, make_user
 from tests.games.presenters.test_table_secrecy import Knowable, codes_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -133,12 +134,20 @@ def test_revoking_the_token_closes_an_open_stream_at_once(ana):
     async_to_sync(scenario)()
 
 
-def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_not_see(ana):
+@pytest.mark.parametrize("moved", [False, True], ids=["seated", "changed-seats"])
+def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_not_see(ana, moved):
     """The bot account plays random legal moves over its stream; every message it gets is
-    scanned for card codes, which must all be ones its seat has been shown."""
+    scanned for card codes, which must all be ones its seat has been shown. Changed seats:
+    before the deal the bot sat at seat 3 with a stream open there, then moved to seat 1;
+    that first stream is scanned too, against what seat 1 may see."""
     robo, raw = make_bot("robo")
-    game = bot_game(ana, robo, seed=41)
+    if moved:
+        game = make_table(ana, players=4, bot_accounts=True, seed=41)
+        lobby.take_seat(game.pk, robo, 3)
+    else:
+        game = bot_game(ana, robo, seed=41)
     knowable = Knowable(game, [1])
+    left_behind = []
     rng = random.Random(7)
     received, leaks = [], []
 
@@ -168,7 +177,27 @@ def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_no
             if message["type"] == "state" and message["seq"] >= seq:
                 return message
 
+    def move_and_deal():
+        lobby.take_seat(game.pk, robo, 1)
+        for number in (2, 3):
+            lobby.add_bot(game.pk, ana, number, "easy")
+        lobby.start_table(game.pk, ana)
+
     async def scenario():
+        if moved:
+            stale = stream(game.pk, raw)
+            connected, _ = await stale.connect()
+            assert connected
+            assert (await stale.receive_json_from(timeout=5))["seat"] == 3
+            await database_sync_to_async(move_and_deal)()
+            while True:  # what the stream left at seat 3 is sent, until it closes or falls silent
+                try:
+                    output = await stale.receive_output(timeout=2)
+                except asyncio.TimeoutError:
+                    break
+                if output["type"] == "websocket.close":
+                    break
+                left_behind.append(json.loads(output["text"]))
         comm = stream(game.pk, raw)
         connected, _ = await comm.connect()
         assert connected
@@ -209,6 +238,9 @@ def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_no
     states = async_to_sync(scenario)()
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
+    received.extend(left_behind)
+    check()
+    assert not leaks, leaks[:5]
     assert states > 20
     # The bot account's own decisions are recorded as a person's, made by its user.
     assert GameEvent.objects.filter(game=game, seat=1, user=robo, actor="person").count() > 5
