@@ -50,6 +50,14 @@ def reset(scope, ident):
     cache.delete_many([key, f"{key}:end"])
 
 
+def in_words(seconds):
+    """A wait as a person reads it, rounded up: "1 minute", "5 minutes", "3 hours"."""
+    minutes = max(1, math.ceil(seconds / 60))
+    if minutes < 90:
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{math.ceil(minutes / 60)} hours"
+
+
 def client_ip(request):
     # Behind a proxy, set it to overwrite REMOTE_ADDR; we never trust
     # X-Forwarded-For from the client itself.

@@ -1,5 +1,3 @@
-import math
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, views as auth_views
@@ -14,12 +12,16 @@ from django.views.decorators.http import require_http_methods, require_POST
 from games.actions import outbox
 
 from . import emails, ratelimit
-from .forms import LoginForm, ProfileForm, SignUpForm, login_name
+from .forms import LoginForm, ProfileForm, SignUpForm, clean_address, login_name
 from .models import User
+from .ratelimit import in_words
 from .tokens import read_email_token, read_unsubscribe_token
 
 TOO_MANY_LOGINS = "Too many log-in attempts. Please wait a few minutes and try again."
 TOO_MANY_SIGNUPS = "Too many sign-ups from your address. Please try again later."
+TOO_MANY_RESETS = (
+    "Too many password reset requests from your network address. You can ask again in {wait}."
+)
 TOO_MANY_EMAIL_CHANGES = (
     "You have changed your email address too many times. You can change it again in {wait}."
 )
@@ -32,14 +34,6 @@ NO_MORE_LINKS_TODAY = (
     " You can ask for another in {wait}."
 )
 DAY = 24 * 60 * 60
-
-
-def in_words(seconds):
-    """A wait as a person reads it, rounded up: "1 minute", "5 minutes", "3 hours"."""
-    minutes = max(1, math.ceil(seconds / 60))
-    if minutes < 90:
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    return f"{math.ceil(minutes / 60)} hours"
 
 
 class RefuseInvalidForm:
@@ -263,7 +257,31 @@ class PasswordChangeView(RefuseInvalidForm, auth_views.PasswordChangeView):
 
 
 class PasswordResetView(RefuseInvalidForm, auth_views.PasswordResetView):
-    pass
+    """Django's reset, limited so that it cannot be made to mail one address over and over:
+    PASSWORD_RESET_RATE_LIMIT requests per email address and PASSWORD_RESET_IP_LIMIT per
+    client address in PASSWORD_RESET_RATE_WINDOW.
+
+    Past the address's limit the answer is the done page as always, and no email goes out:
+    the answer never depends on whether an account uses the address (and the address is
+    counted whether or not one does). Past the client's limit the form is refused (429):
+    that count is the client's own and says nothing about any account."""
+
+    def post(self, request, *args, **kwargs):
+        ip = ratelimit.client_ip(request)
+        window = settings.PASSWORD_RESET_RATE_WINDOW
+        if ratelimit.hit("reset-ip", ip, window) > settings.PASSWORD_RESET_IP_LIMIT:
+            wait = in_words(ratelimit.retry_after("reset-ip", ip))
+            context = self.get_context_data(form=self.form_class(),
+                                            error=TOO_MANY_RESETS.format(wait=wait))
+            return self.render_to_response(context, status=429)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        address = clean_address(form.cleaned_data["email"])
+        window = settings.PASSWORD_RESET_RATE_WINDOW
+        if ratelimit.hit("reset-address", address, window) > settings.PASSWORD_RESET_RATE_LIMIT:
+            return redirect(self.get_success_url())
+        return super().form_valid(form)
 
 
 class PasswordResetConfirmView(RefuseInvalidForm, auth_views.PasswordResetConfirmView):

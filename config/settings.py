@@ -307,6 +307,12 @@ EMAIL_CHANGE_RATE_WINDOW = envint("EMAIL_CHANGE_RATE_WINDOW", 24 * 60 * 60)
 # the ones sent by sign-up and by an email change.
 CONFIRM_RESEND_INTERVAL = envint("CONFIRM_RESEND_INTERVAL", 5 * 60)
 CONFIRM_RESEND_DAILY = envint("CONFIRM_RESEND_DAILY", 5)
+# Password-reset requests per window: per email address (past it the page answers as
+# always and sends nothing, so it tells nobody whether an account uses the address) and per
+# client address (past it the form is refused with 429: that says nothing about accounts).
+PASSWORD_RESET_RATE_LIMIT = envint("PASSWORD_RESET_RATE_LIMIT", 3)
+PASSWORD_RESET_IP_LIMIT = envint("PASSWORD_RESET_IP_LIMIT", 10)
+PASSWORD_RESET_RATE_WINDOW = envint("PASSWORD_RESET_RATE_WINDOW", 60 * 60)
 # The Bot API (docs/bot-api.md): requests per token per window (seconds). A bot that polls
 # instead of listening to the stream, or loops on a refused move, is slowed before it
 # weighs on the database; a game needs far fewer.
