@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 
-from games.actions import moderation
+from games.actions import moderation, staff
 from games.admin import CheckedSelection, ReasonForm, run_with_reason
 
 from .models import AccountAudit, ApiToken, User
@@ -106,7 +106,10 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
             return f"suspended until {timezone.localtime(user.suspended_until):%Y-%m-%d %H:%M}"
         return state or ""
 
-    @admin.action(description="Suspend selected accounts")
+    def has_ban_permission(self, request):
+        return request.user.has_perm(staff.ACCOUNTS)
+
+    @admin.action(description="Suspend selected accounts", permissions=["ban"])
     def suspend_accounts(self, request, queryset):
         return run_with_reason(
             self, request, queryset, title="Suspend accounts", submit="Suspend",
@@ -116,14 +119,16 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
             ),
         )
 
-    @admin.action(description="Ban selected accounts (their running seats go to bots)")
+    @admin.action(description="Ban selected accounts (their running seats go to bots)",
+                  permissions=["ban"])
     def ban_accounts(self, request, queryset):
         return run_with_reason(
             self, request, queryset, title="Ban accounts", submit="Ban",
             do=lambda user, data: moderation.ban(user, request.user, data["reason"]),
         )
 
-    @admin.action(description="Lift the ban or suspension of selected accounts")
+    @admin.action(description="Lift the ban or suspension of selected accounts",
+                  permissions=["ban"])
     def lift_restrictions(self, request, queryset):
         return run_with_reason(
             self, request, queryset, title="Lift restrictions", submit="Lift",

@@ -52,6 +52,11 @@ class User(AbstractUser):
         help_text="A bot account: its seats are played by a program through the Bot API "
                   "(docs/bot-api.md).")
 
+    class Meta(AbstractUser.Meta):
+        # The moderators' account actions (suspend, ban, lift); changing a user's fields is
+        # another power (games.actions.staff).
+        permissions = [("ban_user", "Can ban, suspend and lift accounts")]
+
     @property
     def name(self):
         return self.display_name or self.username

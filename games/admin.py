@@ -1,6 +1,11 @@
 """The admin, fit for moderators: find tables by player and state, read a game's event
 log in order, abort a table, hand a seat to a bot or remove a player (games.actions.moderation).
 
+Each action declares the permission it needs (games.actions.staff), so staff without it are
+neither offered it nor able to post it (CheckedSelection says why, and nothing changes), and
+the functions behind the actions check the same permission again. A moderator holding a seat
+at a table takes no action there. A game's options are read-only once it is dealt.
+
 Until a game is finished, staff see what a spectator sees (docs/security.md): its log shows
 the public events and the moderators' notes, never a hand, a pass or an action, and the
 seed, which deals every round to come, is hidden. The private log and the seed are shown
@@ -12,6 +17,7 @@ seated at the table cannot reveal it.
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.admin.utils import model_format_dict
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
@@ -21,7 +27,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from games import engine
-from games.actions import chat, moderation
+from games.actions import chat, moderation, staff
 from games.presenters import replay
 
 from .models import ChatMessage, ChatModeration, ChatMute, Game, GameEvent, Seat
@@ -43,7 +49,20 @@ class Record:
 
 class CheckedSelection:
     """Admin actions refuse a selection that is not a list of row ids (a forged post) with
-    a message, where Django's own admin fails with a server error (docs/security.md)."""
+    a message, where Django's own admin fails with a server error (docs/security.md), and
+    an action the user lacks the permission for with a message saying so, where Django's
+    own admin ignores the post without a word."""
+
+    def changelist_view(self, request, extra_context=None):
+        name = request.POST.get("action") if request.method == "POST" else None
+        declared = {n: description for _, n, description in self._get_base_actions()}
+        if name in declared and name not in self.get_actions(request):
+            description = str(declared[name]) % model_format_dict(self.opts)
+            self.message_user(
+                request, f"Your account may not run “{description}”: it lacks the permission "
+                         f"that action needs. Nothing was changed.", messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+        return super().changelist_view(request, extra_context)
 
     def response_action(self, request, queryset):
         pk = self.model._meta.pk
@@ -138,6 +157,10 @@ def _live(game):
     return game.status in (Game.Status.OPEN, Game.Status.ACTIVE)
 
 
+def _seated(request, game_id):
+    return Seat.objects.filter(game_id=game_id, user=request.user).exists()
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
@@ -165,6 +188,23 @@ class SeatActionForm(forms.Form):
         ]
 
 
+class OptionsForm(forms.ModelForm):
+    """The change form of a table not yet dealt: its options and why they change."""
+
+    reason = ReasonForm.base_fields["reason"]
+
+    def clean(self):
+        data = super().clean()
+        if self.instance.pk is not None:
+            # Locked until the admin's transaction saves the change (moderation.change_options
+            # in save_model): a table dealt meanwhile keeps the options it was dealt with.
+            status = (Game.objects.select_for_update().filter(pk=self.instance.pk)
+                      .values_list("status", flat=True).first())
+            if status != Game.Status.OPEN:
+                raise ValidationError("This table has been dealt: its options are fixed now.")
+        return data
+
+
 @admin.register(Game)
 class GameAdmin(CheckedSelection, admin.ModelAdmin):
     list_display = ["pk", "status", "players_list", "players", "pace", "private", "last_seq",
@@ -178,14 +218,16 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     # docs/fair-deals.md), and neither may be edited.
     exclude = ["seed", "deal_secret"]
     # What the game's own code keeps: a hand-edited clock, presence entry or stand-in would
-    # disagree with the event log and the sweep; the invite token is the private table's key.
+    # disagree with the event log and the sweep; the invite token is the private table's key;
+    # the seat count and the host are the lobby's (they decide which seats exist and who
+    # starts), and the rematch link is Play again's. The other options change only while the
+    # table is open (moderation.OPTIONS), each change an event in its log; once it is dealt,
+    # nothing on this page changes (has_change_permission).
     readonly_fields = ["status", "seed_shown", "last_seq", "round", "turn", "waiting_on",
                        "bot_seats", "deadline_at", "bot_due_at", "wake_at", "countdown_at",
                        "clocks", "timeouts", "stand_ins", "presence", "invite_token",
-                       "started_at", "finished_at", "links"]
-    # Fixed once the game is dealt: the engine's state was built from them.
-    SET_AT_START = ["host", "players", "pace", "move_seconds", "turn_hours", "missed_deadline",
-                    "stacking", "final_card_penalty", "target_score"]
+                       "started_at", "finished_at", "links", "host", "players", "rematch_of"]
+    form = OptionsForm
     actions = ["abort_tables"]
     list_per_page = 50
 
@@ -198,15 +240,34 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
-        if obj is not None and not _live(obj):
-            return False  # a finished or aborted game is a record: shown, never edited
+        # Once dealt, the engine's state, the clocks and the rating were built from the
+        # options: a running game is changed only by the moderation actions, which its log
+        # records, and a finished or aborted game is a record, shown and never edited. A
+        # moderator seated at a table changes nothing there.
+        if obj is not None and (obj.status != Game.Status.OPEN or _seated(request, obj.pk)):
+            return False
         return super().has_change_permission(request, obj)
 
-    def get_readonly_fields(self, request, obj=None):
-        fields = list(self.readonly_fields)
-        if obj is not None and obj.status != Game.Status.OPEN:
-            fields += self.SET_AT_START
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is None or not self.has_change_permission(request, obj):
+            fields = [f for f in fields if f != "reason"]
         return fields
+
+    def save_model(self, request, obj, form, change):
+        """Only through moderation.change_options: the changed options alone, under the
+        game's lock (taken by the form's clean), with an event in the table's log."""
+        changes = {name: form.cleaned_data[name] for name in form.changed_data
+                   if name != "reason"}
+        moderation.change_options(obj.pk, request.user, changes, form.cleaned_data["reason"])
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "rated" in form.base_fields and obj is not None and not obj.rated:
+            # Rated is the host's to choose (moderation.change_options).
+            form.base_fields["rated"].disabled = True
+            form.base_fields["rated"].help_text = "Only its host makes a table rated."
+        return form
 
     def get_queryset(self, request):
         return (
@@ -257,11 +318,10 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
     def _game_for(self, request, game_id, *, to_change=False):
         """The game, for a moderator who may read it (its log) or, `to_change`, act on it:
-        change permission on games, and only at a table still waiting or being played."""
+        change permission on games, and only at a table still waiting or being played (a
+        seated moderator is refused by the actions themselves, with the reason)."""
         game = get_object_or_404(Game, pk=game_id)
-        allowed = (self.has_change_permission(request, game) if to_change
-                   else super().has_change_permission(request))
-        if not allowed:
+        if not super().has_change_permission(request) or (to_change and not _live(game)):
             raise PermissionDenied
         return game
 
@@ -270,13 +330,9 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         a spectator's share of each until the game is finished."""
         game = self._game_for(request, game_id)
         whole = whole_log_shown(game)
-        may_reveal = not whole and not self._seated(request, game)
+        may_reveal = not whole and not _seated(request, game.pk)
         return self._render_log(request, game, whole=whole,
                                 form=RevealForm() if may_reveal else None)
-
-    @staticmethod
-    def _seated(request, game):
-        return game.seats.filter(user=request.user).exists()
 
     def reveal_view(self, request, game_id):
         """The private log and the seed of a game not yet finished, for this answer only,
@@ -284,7 +340,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         game = self._game_for(request, game_id)
         if whole_log_shown(game):
             return redirect("admin:games_game_log", game_id=game.pk)
-        if self._seated(request, game):
+        if _seated(request, game.pk):
             # Reason or not, the hands of a game one plays in are never one's to see.
             raise PermissionDenied("You hold a seat at this table: another moderator must "
                                    "reveal its log.")
@@ -308,6 +364,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
             "revealed": revealed,
             "form": form,
             "reveals": reveals_of(game),
+            "after_the_end": staff.after_the_end(game),
             "opts": self.model._meta,
             "original": game,
         }
@@ -341,7 +398,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         }
         return render(request, "admin/games/game/moderate.html", context)
 
-    @admin.action(description="Abort selected tables (no result)")
+    @admin.action(description="Abort selected tables (no result)", permissions=["change"])
     def abort_tables(self, request, queryset):
         return run_with_reason(
             self, request, queryset, title="Abort tables", submit="Abort these tables",
@@ -396,26 +453,32 @@ class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
                                 "hidden_by"]
     actions = ["hide_messages", "show_messages", "mute_authors"]
 
-    @admin.action(description="Hide selected messages from everyone")
+    def has_moderate_chat_permission(self, request):
+        return request.user.has_perm(staff.CHAT)
+
+    @admin.action(description="Hide selected messages from everyone",
+                  permissions=["moderate_chat"])
     def hide_messages(self, request, queryset):
         return run_with_reason(self, request, queryset, title="Hide chat messages",
                                submit="Hide these messages", do=_chat_action(
                                    lambda m, reason: chat.hide(m, request.user, reason)))
 
-    @admin.action(description="Show selected messages again")
+    @admin.action(description="Show selected messages again", permissions=["moderate_chat"])
     def show_messages(self, request, queryset):
         return run_with_reason(self, request, queryset, title="Show chat messages",
                                submit="Show these messages", do=_chat_action(
                                    lambda m, reason: chat.hide(m, request.user, reason,
                                                                show=True)))
 
-    @admin.action(description="Mute the authors of selected messages in chat")
+    @admin.action(description="Mute the authors of selected messages in chat",
+                  permissions=["moderate_chat"])
     def mute_authors(self, request, queryset):
         authors = {m.user_id: m.user for m in queryset.select_related("user")}
         return run_with_reason(self, request, queryset, title="Mute in chat",
                                submit="Mute these authors", do=_chat_action(
                                    lambda m, reason: m.user_id in authors and chat.mute(
-                                       authors.pop(m.user_id), request.user, reason)))
+                                       authors.pop(m.user_id), request.user, reason,
+                                       game_id=m.game_id)))
 
 
 @admin.register(ChatMute)
@@ -425,7 +488,10 @@ class ChatMuteAdmin(Record, CheckedSelection, admin.ModelAdmin):
     fields = readonly_fields = ["user", "moderator", "created_at", "reason"]
     actions = ["unmute"]
 
-    @admin.action(description="Lift the mute of selected people")
+    def has_moderate_chat_permission(self, request):
+        return request.user.has_perm(staff.CHAT)
+
+    @admin.action(description="Lift the mute of selected people", permissions=["moderate_chat"])
     def unmute(self, request, queryset):
         return run_with_reason(self, request, queryset, title="Unmute in chat",
                                submit="Lift these mutes", do=_chat_action(

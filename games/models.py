@@ -417,6 +417,9 @@ class ChatMessage(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "user", "key"], name="chat_unique_key"),
         ]
+        # The moderators' chat actions (hide, show, mute, unmute): a chat line is never
+        # changed through the admin's form, so its change permission would mean nothing.
+        permissions = [("moderate_chat", "Can hide chat messages and mute people in chat")]
         indexes = [models.Index(fields=["game", "room", "-id"], name="chat_room_newest")]
 
     def __str__(self):

@@ -1,8 +1,8 @@
 from django.contrib import admin, messages
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
+from games.actions import moderation
 from games.admin import CheckedSelection
 
 from .models import Report
@@ -25,6 +25,12 @@ class ReportAdmin(CheckedSelection, admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    def has_change_permission(self, request, obj=None):
+        # A moderator who played at the table does not judge reports about it.
+        if obj is not None and obj.game.seats.filter(user=request.user).exists():
+            return False
+        return super().has_change_permission(request, obj)
+
     @admin.display(description="Game", ordering="game")
     def game_link(self, report):
         return format_html(
@@ -37,9 +43,14 @@ class ReportAdmin(CheckedSelection, admin.ModelAdmin):
     def short_text(self, report):
         return report.text[:80]
 
-    @admin.action(description="Mark selected reports as resolved")
+    @admin.action(description="Mark selected reports as resolved", permissions=["change"])
     def mark_resolved(self, request, queryset):
-        done = queryset.filter(resolved_at__isnull=True).update(
-            resolved_at=timezone.now(), resolved_by=request.user
-        )
-        self.message_user(request, f"{done} report(s) resolved.", messages.SUCCESS)
+        done = 0
+        for report in queryset.filter(resolved_at__isnull=True):
+            try:
+                moderation.resolve_report(report.pk, request.user)
+                done += 1
+            except moderation.ModerationError as exc:
+                self.message_user(request, f"{report}: {exc}", messages.WARNING)
+        self.message_user(request, f"{done} report(s) resolved.",
+                          messages.SUCCESS if done else messages.INFO)

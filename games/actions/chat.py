@@ -5,8 +5,9 @@ A line is checked (who may write in which room, a moderator's mute, the text, th
 stored once per sender's key, and pushed after the commit to the groups allowed to read its
 room: the players' room to each seat's own group (and, once the game is over, the spectators'
 public group too); the spectators' room to the public group only. A socket whose person
-turned the chat off drops chat pushes (games.consumers). None of this touches the game row
-or its events: chatting never waits on a move's lock, and the game's log stays the game's.
+turned the chat off drops chat pushes (games.consumers). Sending and reporting never touch
+the game row or its events: chatting never waits on a move's lock. A moderator's hide, show
+or mute of a line is written to its table's log too (games.actions.staff).
 
 Each function raises ChatRefused with a message fit to show and the HTTP status it means.
 """
@@ -21,6 +22,7 @@ from django.utils import timezone
 
 from accounts import ratelimit
 from games import push
+from games.actions import staff
 from games.models import ChatMessage, ChatModeration, ChatMute, ChatSetting, Game, Seat
 from games.presenters import chat as views
 from lobby.models import Report
@@ -158,7 +160,10 @@ def report(game_id, message_id, reporter):
 
 
 # --- moderators ---------------------------------------------------------------------------
-# Each trusts its caller to have checked that `moderator` is staff (the admin does).
+# Each checks its moderator (games.actions.staff: the chat permission, and no seat at the
+# table of the line), whoever calls it. An action about a line is written to its table's
+# log as well as to the chat's moderation log: the table's lock is taken for that one write
+# (a moderator's action is rare; a player's line still never waits on it).
 
 
 def _require_reason(reason):
@@ -168,12 +173,26 @@ def _require_reason(reason):
     return reason
 
 
+def _check(moderator, **about):
+    refused = staff.refusal(moderator, staff.CHAT, **about)
+    if refused:
+        raise ChatRefused(refused, 403)
+
+
+def _lock_game(game_id):
+    return Game.objects.select_for_update(of=("self",)).get(pk=game_id)
+
+
 def hide(message, moderator, reason, *, show=False):
-    """Hides a line from everyone (or shows it again), with a row in the moderation log;
-    the pages that show it drop it at once."""
+    """Hides a line from everyone (or shows it again), with a row in the moderation log
+    and an event in its table's; the pages that show it drop it at once."""
     reason = _require_reason(reason)
     with transaction.atomic():
-        message = ChatMessage.objects.select_for_update().get(pk=message.pk)
+        # The table first, as every writer of its log locks it, then the line.
+        game = _lock_game(message.game_id)
+        _check(moderator, game_id=game.pk)
+        message = (ChatMessage.objects.select_for_update(of=("self",)).select_related("user")
+                   .get(pk=message.pk))
         if (message.hidden_at is None) == show:
             raise ChatRefused("That message is already shown." if show else
                               "That message is already hidden.", 409)
@@ -183,29 +202,39 @@ def hide(message, moderator, reason, *, show=False):
         ChatModeration.objects.create(
             action=ChatModeration.Action.SHOW if show else ChatModeration.Action.HIDE,
             moderator=moderator, user_id=message.user_id, message=message, reason=reason)
+        staff.record(game, moderator, what="show" if show else "hide", reason=reason,
+                     message=message.pk, player=message.user.name)
         if not show:
-            game = Game.objects.get(pk=message.game_id)
             transaction.on_commit(partial(_deliver, _groups(game, message.room),
                                           {"type": "chat.hidden", "id": message.pk}))
     return message
 
 
-def mute(user, moderator, reason):
-    """A moderator's mute: `user` may send no line at any table until it is lifted."""
+def mute(user, moderator, reason, *, game_id=None):
+    """A moderator's mute: `user` may send no line at any table until it is lifted.
+    `game_id`: the table of the line it was muted for, whose log records it."""
     reason = _require_reason(reason)
+    _check(moderator, user=user)
     if user.pk == moderator.pk:
         raise ChatRefused("You cannot mute yourself.")
     with transaction.atomic():
+        game = None
+        if game_id is not None:
+            game = _lock_game(game_id)
+            _check(moderator, game_id=game.pk)
         _, created = ChatMute.objects.get_or_create(
             user=user, defaults={"moderator": moderator, "reason": reason})
         if not created:
             raise ChatRefused(f"{user} is already muted in chat.", 409)
+        if game is not None:
+            staff.record(game, moderator, what="mute", reason=reason, player=user.name)
         return ChatModeration.objects.create(action=ChatModeration.Action.MUTE,
                                              moderator=moderator, user=user, reason=reason)
 
 
 def unmute(user, moderator, reason):
     reason = _require_reason(reason)
+    _check(moderator, user=user)
     with transaction.atomic():
         deleted, _ = ChatMute.objects.filter(user=user).delete()
         if not deleted:

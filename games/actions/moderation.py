@@ -1,17 +1,23 @@
-"""Moderator actions: abort a table, hand a seat to a bot, remove a user, suspend or ban.
+"""Moderator actions: abort a table, hand a seat to a bot, remove a user, change the options
+of a table not yet dealt, resolve a report, suspend or ban.
+
+Each checks its moderator first (`staff.refusal`: active staff holding the permission the
+action needs, and seated neither at the table nor, for an account, at a live table with
+that account), whoever calls it: the admin offers an action only to staff who hold its
+permission, and the function refuses the others all the same.
 
 Each action on a table appends one GameEvent (actor "moderator", `user` = the
 moderator, `created_at` = when) through the decision door
-(`decisions.append_note`), under the game row's lock, written together with the
-game's columns the action changes. Its `action` is None, so replays and
-`load_state` pass over it like the deal: the engine's state is never changed by a
-moderator. Its `events` hold one public line (what happened, for the table's
-log and replays) and one staff-only note with the reason (`visible_to: []`,
-which `events_for` shows to no seat). Actions on an account append an
-AccountAudit row.
+(`decisions.append_note`, by way of `staff.record`), under the game row's lock,
+written together with the game's columns the action changes. Its `action` is
+None, so replays and `load_state` pass over it like the deal: the engine's state
+is never changed by a moderator. Its `events` hold one public line (what
+happened, for the table's log and replays) and one staff-only note with the
+reason (`visible_to: []`, which `events_for` shows to no seat). Actions on an
+account append an AccountAudit row, and a ban's or a suspension's seats handed on
+are events at each of the account's tables.
 
-Every function here trusts its caller to have checked that `moderator` is
-staff (the admin does); each raises ModerationError with a message fit to show.
+Each raises ModerationError with a message fit to show, and then changes nothing.
 """
 
 from functools import partial
@@ -21,11 +27,17 @@ from django.utils import timezone
 
 from accounts.models import AccountAudit, User
 from games import deadlines, effects
-from games.actions import decisions
-from games.models import Game, GameEvent, Seat
+from games.actions import decisions, staff
+from games.models import Game, Seat
+from lobby.models import Report
 
-MODERATOR_KIND = "moderator"
+MODERATOR_KIND = staff.MODERATOR_KIND
 DEFAULT_BOT = Seat.BotLevel.NORMAL
+# What a moderator may change of a table not yet dealt. The seat count and the host are
+# the lobby's (they decide which seats exist and who may start), the rest is the game's own.
+OPTIONS = ["pace", "move_seconds", "turn_hours", "missed_deadline", "stacking",
+           "final_card_penalty", "target_score", "spectators", "private", "rated",
+           "bot_accounts"]
 
 
 class ModerationError(Exception):
@@ -39,6 +51,12 @@ def _require_reason(reason):
     return reason
 
 
+def _check(moderator, permission, **about):
+    refused = staff.refusal(moderator, permission, **about)
+    if refused:
+        raise ModerationError(refused)
+
+
 def _lock(game_id):
     return Game.objects.select_for_update(of=("self",)).get(pk=game_id)
 
@@ -46,13 +64,8 @@ def _lock(game_id):
 def _append(game, *, what, seat, moderator, reason, columns=None, now=None, **details):
     """Appends the moderator's event and the game's `columns` it changes; inside the
     game's lock."""
-    public = {"type": "moderator", "action": what, "seat": seat, **details, "visible_to": None}
-    note = {"type": "moderator_note", "reason": reason,
-            "moderator": moderator.get_username(), "visible_to": []}
-    return decisions.append_note(
-        game, kind=MODERATOR_KIND, actor=GameEvent.Actor.MODERATOR, user=moderator, seat=seat,
-        events=[public, note], columns=columns, now=now,
-    )
+    return staff.record(game, moderator, what=what, seat=seat, reason=reason,
+                        columns=columns or {}, now=now, **details)
 
 
 def abort_table(game_id, moderator, reason):
@@ -60,12 +73,37 @@ def abort_table(game_id, moderator, reason):
     reason = _require_reason(reason)
     with transaction.atomic():
         game = _lock(game_id)
+        _check(moderator, staff.TABLES, game_id=game.pk)
         if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
             raise ModerationError(f"Table {game.pk} is already {game.get_status_display().lower()}.")
         now = timezone.now()
         return _append(game, what="abort", seat=None, moderator=moderator, reason=reason,
                        now=now, columns={"status": Game.Status.ABORTED, "finished_at": now,
                                          **decisions.nothing_pending()})
+
+
+def change_options(game_id, moderator, changes, reason):
+    """Sets `changes` ({option: value}, names from OPTIONS) on a table not yet dealt; once
+    it is dealt its options are fixed (the engine's state, the clocks and the ratings were
+    built from them)."""
+    reason = _require_reason(reason)
+    unknown = sorted(set(changes) - set(OPTIONS))
+    if unknown:
+        raise ModerationError(f"A moderator cannot change {', '.join(unknown)}.")
+    with transaction.atomic():
+        game = _lock(game_id)
+        _check(moderator, staff.TABLES, game_id=game.pk)
+        if game.status != Game.Status.OPEN:
+            raise ModerationError(f"Table {game.pk} has been dealt: its options are fixed.")
+        if changes.get("rated") and not game.rated:
+            # Rated is the host's choice, and the lobby checks each player who sits down
+            # at a rated table (a confirmed address): a moderator may take it away, not give it.
+            raise ModerationError("A moderator may make a table casual, not rated: the host "
+                                  "chooses a rated table in the lobby.")
+        if not changes:
+            return None
+        return _append(game, what="options", seat=None, moderator=moderator, reason=reason,
+                       columns=dict(changes), options=dict(sorted(changes.items())))
 
 
 def _bot_columns(game, number, now):
@@ -84,31 +122,37 @@ def _bot_columns(game, number, now):
     return columns
 
 
-def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT, *, what="bot"):
+def replace_with_bot(game_id, number, moderator, reason, level=DEFAULT_BOT):
     """Hands seat `number` (a user's) to a bot of `level`; a running game goes on."""
     reason = _require_reason(reason)
     if level not in Seat.BotLevel.values:
         raise ModerationError("Pick a bot level: easy, normal or hard.")
     with transaction.atomic():
         game = _lock(game_id)
-        if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
-            raise ModerationError(f"Table {game.pk} is not being played.")
-        seat = Seat.objects.select_related("user").get(game=game, number=number)
-        if seat.user_id is None:
-            raise ModerationError(f"Seat {number} of table {game.pk} has no player.")
-        former = seat.user
-        seat.user, seat.bot_level = None, level
-        seat.save(update_fields=["user", "bot_level"])
-        now = timezone.now()
-        running = game.status == Game.Status.ACTIVE
-        columns = _bot_columns(game, number, now) if running else {}
-        event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
-                        now=now, columns=columns, player=former.name, bot=level)
-        # The former player's open socket at this table is closed (it acted for the seat).
-        transaction.on_commit(partial(effects.access_changed, former.pk))
-        if running and number in game.waiting_on:
-            effects.task_on_commit("games.tasks.play_bot", game.pk, number, game.last_seq)
-        return event
+        _check(moderator, staff.TABLES, game_id=game.pk)
+        return _replace(game, number, moderator, reason, level, what="bot")
+
+
+def _replace(game, number, moderator, reason, level, *, what):
+    """replace_with_bot once the game is locked and the moderator checked."""
+    if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
+        raise ModerationError(f"Table {game.pk} is not being played.")
+    seat = Seat.objects.select_related("user").get(game=game, number=number)
+    if seat.user_id is None:
+        raise ModerationError(f"Seat {number} of table {game.pk} has no player.")
+    former = seat.user
+    seat.user, seat.bot_level = None, level
+    seat.save(update_fields=["user", "bot_level"])
+    now = timezone.now()
+    running = game.status == Game.Status.ACTIVE
+    columns = _bot_columns(game, number, now) if running else {}
+    event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
+                    now=now, columns=columns, player=former.name, bot=level)
+    # The former player's open socket at this table is closed (it acted for the seat).
+    transaction.on_commit(partial(effects.access_changed, former.pk))
+    if running and number in game.waiting_on:
+        effects.task_on_commit("games.tasks.play_bot", game.pk, number, game.last_seq)
+    return event
 
 
 def remove_user(game_id, user, moderator, reason):
@@ -118,21 +162,28 @@ def remove_user(game_id, user, moderator, reason):
     reason = _require_reason(reason)
     with transaction.atomic():
         game = _lock(game_id)
-        seat = Seat.objects.filter(game=game, user=user).first()
-        if seat is None:
-            raise ModerationError(f"{user} is not seated at table {game.pk}.")
-        if game.status == Game.Status.ACTIVE:
-            return replace_with_bot(game.pk, seat.number, moderator, reason, what="remove")
-        if game.status != Game.Status.OPEN:
-            raise ModerationError(f"Table {game.pk} is not being played.")
-        seat.user = None
-        seat.save(update_fields=["user"])
-        columns = {}
-        if game.host_id == user.pk:
-            game.seats.update(user=None, bot_level="")
-            columns["status"] = Game.Status.ABORTED
-        return _append(game, what="remove", seat=seat.number, moderator=moderator,
-                       reason=reason, columns=columns, player=user.name)
+        _check(moderator, staff.TABLES, game_id=game.pk)
+        return _remove(game, user, moderator, reason)
+
+
+def _remove(game, user, moderator, reason):
+    """remove_user once the game is locked and the moderator checked (a ban's or a
+    suspension's check covers the seats it hands on)."""
+    seat = Seat.objects.filter(game=game, user=user).first()
+    if seat is None:
+        raise ModerationError(f"{user} is not seated at table {game.pk}.")
+    if game.status == Game.Status.ACTIVE:
+        return _replace(game, seat.number, moderator, reason, DEFAULT_BOT, what="remove")
+    if game.status != Game.Status.OPEN:
+        raise ModerationError(f"Table {game.pk} is not being played.")
+    seat.user = None
+    seat.save(update_fields=["user"])
+    columns = {}
+    if game.host_id == user.pk:
+        game.seats.update(user=None, bot_level="")
+        columns["status"] = Game.Status.ABORTED
+    return _append(game, what="remove", seat=seat.number, moderator=moderator,
+                   reason=reason, columns=columns, player=user.name)
 
 
 def _bench_running_seats(user, moderator, reason):
@@ -144,15 +195,40 @@ def _bench_running_seats(user, moderator, reason):
     )
     for game_id in game_ids:
         try:
-            events.append(remove_user(game_id, user, moderator, reason))
+            with transaction.atomic():
+                events.append(_remove(_lock(game_id), user, moderator, reason))
         except ModerationError:
             pass  # the table ended meanwhile
     return events
 
 
+def resolve_report(report_id, moderator):
+    """Marks a report resolved, by `moderator`; written to its table's log for staff only
+    (the table is not told that someone reported)."""
+    with transaction.atomic():
+        game_id = Report.objects.filter(pk=report_id).values_list("game_id", flat=True).first()
+        if game_id is None:
+            raise ModerationError("There is no such report.")
+        game = _lock(game_id)
+        _check(moderator, staff.REPORTS, game_id=game.pk)
+        report = (Report.objects.select_for_update(of=("self",)).select_related("reported")
+                  .get(pk=report_id))
+        if report.resolved_at is not None:
+            raise ModerationError(f"{report} is already resolved.")
+        report.resolved_at, report.resolved_by = timezone.now(), moderator
+        report.save(update_fields=["resolved_at", "resolved_by"])
+        staff.record(game, moderator, what="report", seat=None, public=False,
+                     reason=report.note.strip() or "resolved", report=report.pk,
+                     player=report.reported.name if report.reported else None)
+        return report
+
+
 def suspend(user, moderator, reason, until):
     """Suspends `user` until `until`: no log-in, no session, seats handed on."""
     reason = _require_reason(reason)
+    _check(moderator, staff.ACCOUNTS, user=user)
+    if user.pk == moderator.pk:
+        raise ModerationError("You cannot suspend yourself.")
     if until <= timezone.now():
         raise ModerationError("A suspension must end in the future.")
     with transaction.atomic():
@@ -170,6 +246,7 @@ def suspend(user, moderator, reason, until):
 def ban(user, moderator, reason):
     """Bans `user`: no log-in, no session, every running seat goes to a bot."""
     reason = _require_reason(reason)
+    _check(moderator, staff.ACCOUNTS, user=user)
     if user.pk == moderator.pk:
         raise ModerationError("You cannot ban yourself.")
     with transaction.atomic():
@@ -187,6 +264,7 @@ def ban(user, moderator, reason):
 def lift(user, moderator, reason):
     """Ends a ban or a suspension."""
     reason = _require_reason(reason)
+    _check(moderator, staff.ACCOUNTS, user=user)
     with transaction.atomic():
         User.objects.filter(pk=user.pk).update(banned_at=None, suspended_until=None)
         user.banned_at = user.suspended_until = None

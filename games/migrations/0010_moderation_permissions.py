@@ -7,4 +7,14 @@ class Migration(migrations.Migration):
         ("games", "0009_bot_accounts"),
     ]
 
-    operations = []
+    operations = [
+        migrations.AlterModelOptions(
+            name="chatmessage",
+            options={
+                "ordering": ["id"],
+                "permissions": [
+                    ("moderate_chat", "Can hide chat messages and mute people in chat"),
+                ],
+            },
+        ),
+    ]

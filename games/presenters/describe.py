@@ -187,6 +187,15 @@ def describe(event, reader, names, players):
             return f"A moderator handed {player}'s seat to a bot."
         if action == "remove":
             return f"A moderator removed {player} from the table."
+        if action == "options":
+            changed = ", ".join(name.replace("_", " ") for name in event.get("options", {}))
+            return f"A moderator changed the table's options: {changed}."
+        if action == "hide":
+            return f"A moderator hid a chat message by {player}."
+        if action == "show":
+            return f"A moderator showed a chat message by {player} again."
+        if action == "mute":
+            return f"A moderator muted {player} in chat."
         return "A moderator acted on the table."
     # A type this describer does not know yet: its name only, never its fields, which
     # may name cards.

@@ -349,7 +349,8 @@ def test_nothing_shows_the_seed_or_secret_before_the_game_is_finished(
 def test_an_aborted_game_never_reveals_its_seed_or_secret(client, four):
     game = make_started_game(four, seed=LONG_SEED)
     play_until(game, 12)
-    moderation.abort_table(game.pk, make_user("mod", is_staff=True), "test abort")
+    moderation.abort_table(game.pk, make_user("mod", is_staff=True, is_superuser=True),
+                           "test abort")
     game.refresh_from_db()
     client.force_login(four[0])
     response = get_verify(client, game, seed=game.seed, secret=game.deal_secret)

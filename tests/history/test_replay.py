@@ -168,7 +168,8 @@ def test_private_finished_tables_replay_only_for_their_players(client, four, ed)
 def test_an_aborted_game_replays_but_never_reveals_the_hands(client, four):
     game = make_started_game(four)
     play_until(game, 15)
-    moderation.abort_table(game.pk, make_user("mod", is_staff=True), "test abort")
+    moderation.abort_table(game.pk, make_user("mod", is_staff=True, is_superuser=True),
+                           "test abort")
     client.force_login(four[0])
     assert get(client, game, seat=0).status_code == 200
     assert get(client, game, seat=1).status_code == 403
@@ -220,7 +221,7 @@ def test_a_running_game_has_no_export(client, four):
 def test_the_export_leaves_out_moderator_notes(client, ana, bo, cy, di):
     game = make_started_game([ana, bo, cy, di])
     play_until(game, 10)
-    staff = make_user("mod", is_staff=True)
+    staff = make_user("mod", is_staff=True, is_superuser=True)
     moderation.replace_with_bot(game.pk, 1, staff, "secret reason about Bo")
     from tests.history.helpers import finish
 

@@ -45,10 +45,8 @@ def test_a_running_game_shows_what_the_game_keeps_but_offers_none_of_it_to_edit(
     assert response.status_code == 200
     editable = form_inputs(response.content.decode())
     assert not editable & set(KEPT_BY_THE_GAME), editable & set(KEPT_BY_THE_GAME)
-    # Fixed once dealt: the engine's state was built from them.
-    assert not editable & {"players", "pace", "stacking", "target_score", "host"}
-    # What a moderator may still change on a running table.
-    assert {"private", "spectators"} <= editable
+    # Fixed once dealt: the engine's state, the clocks and the rating were built from them.
+    assert editable <= {"csrfmiddlewaretoken"}, editable
 
 
 def test_an_open_table_keeps_its_invite_token_read_only_but_its_options_editable(four,
@@ -56,7 +54,9 @@ def test_an_open_table_keeps_its_invite_token_read_only_but_its_options_editable
     game = Game.objects.create(host=four[0], players=4)
     editable = form_inputs(
         admin_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode())
-    assert "invite_token" not in editable and "players" in editable
+    assert "invite_token" not in editable and {"rated", "pace", "reason"} <= editable
+    # The seat count and the host are the lobby's: it made the seats.
+    assert not editable & {"players", "host"}
 
 
 def test_a_finished_game_is_a_record_shown_and_never_changed(four, admin_client, mod):

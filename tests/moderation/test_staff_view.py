@@ -166,7 +166,8 @@ def test_an_aborted_games_private_log_still_needs_a_reveal(client, four, mod):
     from games.actions import moderation
 
     game = make_started_game(four)
-    moderation.abort_table(game.pk, make_user("boss", is_staff=True), "duplicate")
+    moderation.abort_table(game.pk, make_user("boss", is_staff=True, is_superuser=True),
+                           "duplicate")
     client.force_login(mod)
     log = client.get(reverse("admin:games_game_log", args=[game.pk])).content.decode()
     assert not hidden_cards_on(log, game)
