@@ -280,6 +280,10 @@ SEEN_WRITE_SECONDS = envint("SEEN_WRITE_SECONDS", 60)
 CHAT_RATE_LIMIT = envint("CHAT_RATE_LIMIT", 5)
 CHAT_RATE_WINDOW = envint("CHAT_RATE_WINDOW", 10)
 CHAT_HISTORY = envint("CHAT_HISTORY", 50)
+# Reports to the moderators (docs/security.md): at most REPORT_RATE_LIMIT per reporter in any
+# REPORT_RATE_WINDOW seconds, besides one open report per reporter, table and player.
+REPORT_RATE_LIMIT = envint("REPORT_RATE_LIMIT", 10)
+REPORT_RATE_WINDOW = envint("REPORT_RATE_WINDOW", 24 * 60 * 60)
 
 # --- Accounts ---------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

@@ -2,8 +2,16 @@ from django.conf import settings
 from django.db import models
 
 
+class ReportQuerySet(models.QuerySet):
+    def open(self):
+        """Not yet resolved by a moderator."""
+        return self.filter(resolved_at__isnull=True)
+
+
 class Report(models.Model):
-    """A player's report about a table or a player at it, for the moderators (admin)."""
+    """A player's report about a table or a player at it, for the moderators (admin).
+    Filed through lobby.reports only: one open report per reporter, table and player (or
+    the table itself), and a limit per reporter."""
 
     class Reason(models.TextChoices):
         CHEATING = "cheating", "Cheating or collusion"
@@ -30,9 +38,22 @@ class Report(models.Model):
     )
     note = models.TextField("moderator's note", blank=True)
 
+    objects = ReportQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["resolved_at", "-created_at"])]
+        constraints = [
+            # One open report per reporter, table and player: a second one says nothing the
+            # moderators do not already have to read. Two constraints, since NULLs (a report
+            # about the table itself) never collide in a unique index.
+            models.UniqueConstraint(
+                fields=["reporter", "game", "reported"], name="report_one_open_per_player",
+                condition=models.Q(resolved_at__isnull=True, reported__isnull=False)),
+            models.UniqueConstraint(
+                fields=["reporter", "game"], name="report_one_open_per_table",
+                condition=models.Q(resolved_at__isnull=True, reported__isnull=True)),
+        ]
 
     def __str__(self):
         about = self.reported or f"table {self.game_id}"

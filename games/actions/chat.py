@@ -25,6 +25,7 @@ from games import push
 from games.actions import staff
 from games.models import ChatMessage, ChatModeration, ChatMute, ChatSetting, Game, Seat
 from games.presenters import chat as views
+from lobby import reports
 from lobby.models import Report
 
 log = logging.getLogger(__name__)
@@ -155,8 +156,11 @@ def report(game_id, message_id, reporter):
     text = f"Chat message {message.pk}: {message.text}"
     if Report.objects.filter(game=game, reporter=reporter, text=text).exists():
         raise ChatRefused("You have already reported that message.", 409)
-    return Report.objects.create(game=game, reporter=reporter, reported=message.user,
-                                 reason=Report.Reason.ABUSE, text=text)
+    try:
+        return reports.file(game, reporter, reported=message.user,
+                            reason=Report.Reason.ABUSE, text=text)
+    except reports.ReportRefused as exc:
+        raise ChatRefused(str(exc), exc.status) from None
 
 
 # --- moderators ---------------------------------------------------------------------------

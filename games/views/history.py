@@ -16,6 +16,7 @@ from games.models import Game
 from games.presenters import fairness, history, replay, series
 from games.presenters import ratings as rating_views
 from games.store.replica import reads_from_replica
+from lobby import reports
 from lobby.models import Report
 
 PAGE_SIZE = 25
@@ -251,19 +252,24 @@ def report(request, game_id):
         raise Http404("No such table")
     if request.method == "POST":
         form = ReportForm(request.POST, game=game, reporter=request.user)
+        status = 400
         if form.is_valid():
-            form.instance.game = game
-            form.instance.reporter = request.user
-            form.save()
-            messages.success(request, "Thank you: the moderators will look at your report.")
-            back = request.POST.get("next", "")
-            if not back.startswith("/") or back.startswith("//"):
-                back = reverse({
-                    Game.Status.OPEN: "lobby:table", Game.Status.ACTIVE: "games:play",
-                }.get(game.status, "history:replay"), args=[game.pk])
-            return redirect(back)
+            try:
+                reports.file(game, request.user, **form.cleaned_data)
+            except reports.ReportRefused as exc:
+                form.add_error(None, str(exc))
+                status = exc.status
+            else:
+                messages.success(request, "Thank you: the moderators will look at your report.")
+                back = request.POST.get("next", "")
+                if not back.startswith("/") or back.startswith("//"):
+                    back = reverse({
+                        Game.Status.OPEN: "lobby:table", Game.Status.ACTIVE: "games:play",
+                    }.get(game.status, "history:replay"), args=[game.pk])
+                return redirect(back)
         return render(request, "moderation/report.html",
-                      {"game": game, "form": form, "next": request.POST.get("next", "")}, status=400)
+                      {"game": game, "form": form, "next": request.POST.get("next", "")},
+                      status=status)
     else:
         form = ReportForm(game=game, reporter=request.user,
                           initial={"reported": _int(request.GET.get("player"))})
