@@ -1,6 +1,6 @@
 """The rules of Wild Cards Teams as a pure, deterministic Python package.
 
-The public names are those of shared/ENGINE_CONTRACT.md; docs/engine.md explains the design
+The public names are those of docs/engine-contract.md; docs/engine.md explains the design
 and the house rulings. Nothing here imports Django, reads the clock or uses global randomness.
 """
 

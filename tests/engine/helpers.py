@@ -1,7 +1,7 @@
 """Plain helpers for the engine tests.
 
 Everything here drives the engine through the public contract only
-(`shared/ENGINE_CONTRACT.md`); nothing reaches into the engine's internals.
+(`docs/engine-contract.md`); nothing reaches into the engine's internals.
 """
 import copy
 import json
