@@ -197,19 +197,6 @@ def test_a_resolved_report_is_in_its_tables_log_for_staff_only(client, boss, fou
     assert "A moderator" not in table and "warned" not in table
 
 
-def test_a_ban_is_in_the_log_of_each_table_of_the_account(client, boss, four, ed):
-    ana, bo, cy, di = four
-    running = make_started_game(four)
-    other = make_started_game([cy, bo, ed, di])
-    client.force_login(boss)
-    post_action(client, reverse("admin:accounts_user_changelist"), "ban_accounts", [bo.pk],
-                reason="cheating")
-    for game in (running, other):
-        (event,) = moderator_events(game)
-        assert event.events[0]["action"] == "remove" and event.events[0]["player"] == "Bo"
-        assert event.events[1]["reason"] == "account banned: cheating"
-
-
 def test_moderation_at_a_game_that_is_over_is_in_the_admins_record_of_it(client, boss, four):
     game = make_started_game(four, spectators=True)
     moderation.abort_table(game.pk, boss, "duplicate table")
