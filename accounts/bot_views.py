@@ -9,7 +9,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from . import bot_tokens
+from . import bot_tokens, text
 from .models import ApiToken
 
 
@@ -34,6 +34,11 @@ class BecomeBotForm(forms.Form):
 class TokenForm(forms.Form):
     name = forms.CharField(label="Token name", max_length=60,
                            help_text="Where it is used, e.g. \"laptop\" or \"server\".")
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        text.validate(name, "A token name")
+        return name
 
 
 def _page(request, *, status=200, **context):

@@ -4,6 +4,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm, UsernameField
 from django.utils.html import format_html, format_html_join
 
+from . import text
 from .models import User
 
 TIME_ZONE_CHOICES = [(tz, tz) for tz in sorted(zoneinfo.available_timezones())]
@@ -12,6 +13,13 @@ TIME_ZONE_ERROR = "Choose a time zone from the list, such as Europe/Paris or Ame
 
 def clean_address(value):
     return value.strip().lower()
+
+
+def clean_display_name(form):
+    name = form.cleaned_data.get("display_name", "")
+    # Others read it on every plate and line of the log: no text direction overrides.
+    text.validate(name, "A display name")
+    return name
 
 
 class SignUpForm(UserCreationForm):
@@ -26,6 +34,8 @@ class SignUpForm(UserCreationForm):
     class Meta:
         model = User
         fields = ("username", "display_name", "time_zone")
+
+    clean_display_name = clean_display_name
 
     def clean_time_zone(self):
         zone = self.cleaned_data.get("time_zone") or ""
@@ -106,6 +116,8 @@ class ProfileForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.initial.setdefault("email", self.instance.address_on_profile)
+
+    clean_display_name = clean_display_name
 
     def clean_email(self):
         return clean_address(self.cleaned_data["email"])

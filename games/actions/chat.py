@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import ratelimit
+from accounts import text as person_text
 from games import push
 from games.actions import staff
 from games.models import ChatMessage, ChatModeration, ChatMute, ChatSetting, Game, Seat
@@ -105,6 +106,9 @@ def send(game_id, user, text, key):
     (message, created). A key sent again returns the line it stored the first time, and
     pushes nothing."""
     text, key = clean_text(text), clean_key(key)
+    hidden = person_text.refusal(text, "That message")
+    if hidden:
+        raise ChatRefused(hidden)
     game, seat = reader(game_id, user)
     if views.is_off(user.pk):
         raise ChatRefused("You turned the chat off: turn it on to send messages.", 409)

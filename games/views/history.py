@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import urlencode
 
+from accounts import text as person_text
 from accounts.models import User
 from games.models import Game
 from games.presenters import fairness, history, replay, series
@@ -241,6 +242,11 @@ class ReportForm(forms.ModelForm):
         self.fields["reported"].queryset = (
             User.objects.filter(seats__game=game).exclude(pk=reporter.pk).order_by("username")
         )
+
+    def clean_text(self):
+        report_text = self.cleaned_data.get("text", "")
+        person_text.validate(report_text, "The report")
+        return report_text
 
 
 @login_required
