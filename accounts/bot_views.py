@@ -77,6 +77,8 @@ def create_token(request):
         return _page(request, token_form=form, status=400)
     try:
         token, raw = bot_tokens.issue(request.user, form.cleaned_data["name"])
+    except bot_tokens.TooManyTokensToday as exc:
+        return _page(request, error=str(exc), status=429)
     except bot_tokens.TokenRefused as exc:
         return _page(request, error=str(exc), status=409)
     # Shown on this answer only: the database has its digest, nothing can show it again.

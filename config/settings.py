@@ -317,13 +317,21 @@ CONFIRM_RESEND_DAILY = envint("CONFIRM_RESEND_DAILY", 5)
 PASSWORD_RESET_RATE_LIMIT = envint("PASSWORD_RESET_RATE_LIMIT", 3)
 PASSWORD_RESET_IP_LIMIT = envint("PASSWORD_RESET_IP_LIMIT", 10)
 PASSWORD_RESET_RATE_WINDOW = envint("PASSWORD_RESET_RATE_WINDOW", 60 * 60)
-# The Bot API (docs/bot-api.md): requests per token per window (seconds). A bot that polls
+# The Bot API (docs/bot-api.md): requests per bot account per window (seconds). A bot that polls
 # instead of listening to the stream, or loops on a refused move, is slowed before it
 # weighs on the database; a game needs far fewer.
 API_RATE_LIMIT = envint("API_RATE_LIMIT", 120)
 API_RATE_WINDOW = envint("API_RATE_WINDOW", 60)
 # Live (not revoked) tokens a bot account may hold at once.
 API_TOKENS_PER_BOT = envint("API_TOKENS_PER_BOT", 10)
+# The rate limit above is per bot ACCOUNT: its HTTP requests and stream act frames, all its
+# tokens together (tokens are free to mint). Tokens a bot account may create in 24 hours,
+# revoked ones included; streams it may hold open at once, each registered for
+# API_STREAM_TTL seconds and refreshed by its re-checks (BOT_STREAM_RECHECK_SECONDS, 10),
+# so that a crashed process's streams stop counting by themselves.
+API_TOKENS_PER_DAY = envint("API_TOKENS_PER_DAY", 10)
+API_STREAMS_PER_BOT = envint("API_STREAMS_PER_BOT", 10)
+API_STREAM_TTL = envint("API_STREAM_TTL", 60)
 EMAIL_CONFIRM_MAX_AGE = envint("EMAIL_CONFIRM_MAX_AGE", 3 * 24 * 3600)
 
 # --- Email -------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Who is calling the Bot API: a bearer token of a bot account (accounts.bot_tokens), counted
-against its rate limit; and how every refusal is answered: JSON `{"detail": "..."}`."""
+against its account's rate limit (all its tokens and streams together); and how every
+refusal is answered: JSON `{"detail": "..."}`."""
 
 from django.http import Http404
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -28,7 +29,7 @@ class BotToken(HttpBearer):
         user, api_token = found
         if api_token.scope != ApiToken.Scope.PLAY:
             return None
-        wait = bot_tokens.over_rate_limit(api_token)
+        wait = bot_tokens.charge(user.pk)
         if wait:
             raise RateLimited(wait)
         request.bot_token = api_token
@@ -49,8 +50,9 @@ def install_error_handlers(api):
 
     @api.exception_handler(RateLimited)
     def rate_limited(request, exc):
-        response = refusal(api, request, 429, f"Too many requests for this token: try again in "
-                                              f"{exc.wait} seconds.")
+        response = refusal(api, request, 429, f"Too many requests for this bot account (all "
+                                              f"its tokens and streams count together): try "
+                                              f"again in {exc.wait} seconds.")
         response["Retry-After"] = str(exc.wait)
         return response
 

@@ -21,4 +21,6 @@ def bot_docs(request):
         "timeouts": settings.TIMEOUTS_BEFORE_BOT,
         "rate_limit": settings.API_RATE_LIMIT,
         "rate_window": settings.API_RATE_WINDOW,
+        "streams_limit": settings.API_STREAMS_PER_BOT,
+        "tokens_per_day": settings.API_TOKENS_PER_DAY,
     })
