@@ -78,16 +78,15 @@ def person_at(user, game_id, game=None) -> Reader | None:
     return None
 
 
-def program_at(user, game_id) -> Reader | None:
+def program_at(user, game_id, with_snapshot=False) -> Reader | None:
     """A bot account's program at `game_id`: only the holder of a seat there (a program
-    never watches), whatever the game's state; None otherwise."""
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None:
+    never watches), whatever the game's state; None otherwise. The seat and the game (with
+    its snapshot, if asked) are read in one statement."""
+    related = ("game", "game__snapshot") if with_snapshot else ("game",)
+    seat = Seat.objects.select_related(*related).filter(game_id=game_id, user_id=user.pk).first()
+    if seat is None:
         return None
-    number = _seat_number(user.pk, game.pk)
-    if number is None:
-        return None
-    return Reader(game, user.pk, number, PROGRAM)
+    return Reader(seat.game, user.pk, seat.number, PROGRAM)
 
 
 def holds(user_id, game_id, seat) -> bool:

@@ -162,9 +162,11 @@ def seats(request):
             for s in rows]
 
 
-def _reader(user, game_id):
-    """The bot's reader at the game (games.actions.access's rule for a program)."""
-    reader = access.program_at(user, game_id)
+def _reader(user, game_id, with_snapshot=False):
+    """The bot's reader at the game (games.actions.access's rule for a program): its seat
+    and the game read in one statement, so that what is read is what the seat's holder
+    may see."""
+    reader = access.program_at(user, game_id, with_snapshot=with_snapshot)
     if reader is None:
         raise Http404(NO_SEAT)
     return reader
@@ -176,13 +178,9 @@ def game(request, game_id: int = GameId):
     game's last event number (`seq`), to pass back with a decision if wanted."""
     # One snapshot of the game for the view and its seq, so that they agree.
     # The same answer as the stream's state message (games.presenters.bot_view).
-    seat = _reader(request.auth, game_id).seat
     with transaction.atomic():
-        # Read with the check that the seat is still this bot's, in one statement.
-        found = access.seat_with_game(request.auth.pk, game_id, seat)
-        if found is None:
-            raise Http404(NO_SEAT)
-        return bot_view.seat_state(found, seat)
+        reader = _reader(request.auth, game_id, with_snapshot=True)
+        return bot_view.seat_state(reader.game, reader.seat)
 
 
 @router.post("/games/{game_id}/decisions",
