@@ -221,7 +221,9 @@ def check_trade_is_hidden(before, seat, action, after, events, rng):
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "p{}-st{:d}-fc{:d}-t{}".format(*c))
 def test_every_option_combination_plays_to_an_end_with_all_112_cards_kept(config):
-    rng = random.Random(hash(config) & 0xFFFF)
+    # Seeded from the configuration's text: hash() of a tuple holding None changes from run
+    # to run (None's hash is its address), and each case must play the same games each run.
+    rng = random.Random(repr(config))
     for seed in (1, 2):
         def step(game, seat, action, events):
             check_table(game)
