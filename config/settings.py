@@ -280,6 +280,11 @@ SEEN_WRITE_SECONDS = envint("SEEN_WRITE_SECONDS", 60)
 CHAT_RATE_LIMIT = envint("CHAT_RATE_LIMIT", 5)
 CHAT_RATE_WINDOW = envint("CHAT_RATE_WINDOW", 10)
 CHAT_HISTORY = envint("CHAT_HISTORY", 50)
+# The verify page (docs/security.md, "Limits"): a game's own check is computed once and
+# cached; a check with other values re-deals the whole game, so a person may ask for at
+# most VERIFY_RATE_LIMIT of those in VERIFY_RATE_WINDOW seconds.
+VERIFY_RATE_LIMIT = envint("VERIFY_RATE_LIMIT", 10)
+VERIFY_RATE_WINDOW = envint("VERIFY_RATE_WINDOW", 60)
 # Reports to the moderators (docs/security.md): at most REPORT_RATE_LIMIT per reporter in any
 # REPORT_RATE_WINDOW seconds, besides one open report per reporter, table and player.
 REPORT_RATE_LIMIT = envint("REPORT_RATE_LIMIT", 10)

@@ -12,12 +12,21 @@ The commitments are computed here, from the game's seed and secret, rather than 
 the deal: the engine (and so the deal event) knows nothing of the secret, and the two values
 are fixed when the table is created, so what the table showed at a deal is what this module
 gives for it now. Nothing here returns the seed or the secret of a game that is not revealed.
+
+The verify page (`page_rounds`, `own_check`) reads every event row and re-deals the whole
+game; a game that does not move gives the same answer every time, so each is computed once
+per (game, last event) and kept in the Django cache, which every process shares (Redis when
+REDIS_URL is set). A game that moves on has a new last event, hence a new key: an older
+answer is never shown for it. The cache may forget (a restart, its memory limit): the answer
+is then computed again, the same.
 """
 
 import hashlib
 import hmac
 from collections import Counter
 from dataclasses import dataclass, field
+
+from django.core.cache import cache
 
 from games import engine
 from games.models import Game, GameEvent
@@ -27,6 +36,8 @@ PREFIX = "wct-deal"
 SEEDED = ("round_start", "deal", "hand", "draw", "drew", "reshuffle")
 # A round that went wrong lists at most this many differences (and how many more there were).
 PROBLEMS_SHOWN = 6
+# How long the verify page's answers stay in the cache (recomputed, the same, after it).
+CACHE_SECONDS = 24 * 60 * 60
 
 
 def commitment(game_id, round_number, seed, secret):
@@ -67,6 +78,35 @@ def dealt_rounds(rows):
 def shown_commitments(game, rows):
     """[(round, commitment)] as the table showed them, one for each round dealt so far."""
     return [(r, commitment(game.pk, r, game.seed, game.deal_secret)) for r in dealt_rounds(rows)]
+
+
+def _once(kind, game, compute):
+    key = f"fairness:{kind}:{game.pk}:{game.last_seq}"
+    found = cache.get(key)
+    if found is None:
+        found = compute()
+        cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+def page_rounds(game):
+    """dealt_rounds of the game as of its last event (`game.last_seq`), read from its rows
+    once per (game, last event)."""
+    return _once("rounds", game, lambda: dealt_rounds(
+        [row for row in stored_rows(game) if row.seq <= game.last_seq]))
+
+
+def page_commitments(game):
+    """shown_commitments, from `page_rounds`."""
+    return [(r, commitment(game.pk, r, game.seed, game.deal_secret)) for r in page_rounds(game)]
+
+
+def own_check(game):
+    """verify_game(game) against its own seed and secret, computed once per (game, last
+    event). Only for a revealed game: the answer names cards."""
+    if not revealed(game):
+        raise ValueError("Only a finished game's deals are checked.")
+    return _once("check", game, lambda: verify_game(game))
 
 
 @dataclass

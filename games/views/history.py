@@ -1,6 +1,7 @@
 """History, profile statistics, replays, exports and player reports."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -11,6 +12,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import urlencode
 
+from accounts import ratelimit
 from accounts import text as person_text
 from accounts.models import User
 from games.models import Game
@@ -199,16 +201,19 @@ class VerifyForm(forms.Form):
 @reads_from_replica
 def verify_view(request, game_id):
     """The deals' commitments; once the game is finished, its seed and secret and the check
-    of every round against them, or against a seed and secret given as `?seed=&secret=`."""
+    of every round against them, or against a seed and secret given as `?seed=&secret=`.
+
+    The game's own check is computed once (fairness.own_check, cached); a check with other
+    values re-deals the whole game, so a person gets VERIFY_RATE_LIMIT of them per
+    VERIFY_RATE_WINDOW seconds (docs/security.md, "Limits")."""
     game = _get_replay_game(game_id)
     if not replay.may_watch(game, request.user, replay.seat_of(game, request.user)):
         raise PermissionDenied("You may not see this table.")
-    rows = fairness.stored_rows(game)
     context = {
         "game": game,
         "revealed": fairness.revealed(game),
         "commitments": [{"round": r, "value": c, "short": fairness.short(c)}
-                        for r, c in fairness.shown_commitments(game, rows)],
+                        for r, c in fairness.page_commitments(game)],
     }
     status = 200
     if context["revealed"]:
@@ -220,8 +225,18 @@ def verify_view(request, game_id):
             seed, secret = form.cleaned_data["seed"], form.cleaned_data["secret"]
         if asked and not form.is_valid():
             status = 400
+        elif seed == game.seed and secret == game.deal_secret:
+            result = fairness.own_check(game)
         else:
-            result = fairness.verify_game(game, seed, secret, rows)
+            window = settings.VERIFY_RATE_WINDOW
+            if ratelimit.hit("verify", request.user.pk, window) > settings.VERIFY_RATE_LIMIT:
+                wait = max(1, ratelimit.retry_after("verify", request.user.pk))
+                form.add_error(None, f"Too many checks with other values: at most "
+                                     f"{settings.VERIFY_RATE_LIMIT} in {window} seconds. "
+                                     f"Try again in {wait} s.")
+                status = 429
+            else:
+                result = fairness.verify_game(game, seed, secret)
         context.update({
             "form": form, "result": result, "seed": game.seed, "secret": game.deal_secret,
             "checked_seed": seed, "checked_secret": secret,

@@ -500,6 +500,7 @@ def no_rate_limits(settings):
     # answer 429 to everything after a few examples and hide the rest.
     settings.LOGIN_RATE_LIMIT = settings.LOGIN_RATE_IP_LIMIT = 10**6
     settings.SIGNUP_RATE_LIMIT = 10**6
+    settings.PASSWORD_RESET_IP_LIMIT = settings.VERIFY_RATE_LIMIT = 10**6
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
