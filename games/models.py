@@ -89,6 +89,9 @@ class Game(models.Model):
     # Rated or casual, the host's choice; a game with a bot, aborted or voided counts for
     # no rating whatever this says (games.actions.ratings).
     rated = models.BooleanField(default=False)
+    # Why a game played as rated moved no rating (games.actions.ratings.unrated_reason),
+    # written at its end and shown there; "" when it moved them, or was casual.
+    rating_note = models.CharField(max_length=120, blank=True, default="")
     # The host lets bot accounts (people's own programs, docs/bot-accounts.md) sit down
     # on their own; a host may invite one by name whatever this says.
     bot_accounts = models.BooleanField(default=False)
@@ -156,8 +159,10 @@ class Game(models.Model):
         )
 
     def free_seat_count(self):
-        # Iterates seats.all() so that a prefetch_related("seats") is used.
-        return sum(1 for seat in self.seats.all() if seat.is_empty)
+        # Iterates seats.all() so that a prefetch_related("seats") is used. A seat held for
+        # a player of the game before (Play again) is not free.
+        now = timezone.now()
+        return sum(1 for seat in self.seats.all() if seat.is_free(now))
 
     def time_limit_label(self):
         if self.pace == self.Pace.REALTIME:
@@ -176,8 +181,24 @@ class Game(models.Model):
 TEAM_SHAPES = ["circle", "square", "triangle", "diamond"]
 
 
+class SeatQuerySet(models.QuerySet):
+    def held(self, now=None):
+        """Empty seats still waiting for the person Play again holds them for."""
+        return self.filter(user__isnull=True, bot_level="", held_for__isnull=False,
+                           held_until__gt=now or timezone.now())
+
+    def free(self, now=None):
+        """Empty seats anyone may take: neither a person, a bot nor a live hold."""
+        return self.filter(user__isnull=True, bot_level="").exclude(
+            held_for__isnull=False, held_until__gt=now or timezone.now())
+
+
 class Seat(models.Model):
-    """Seat `number` (0..n-1, clockwise) of a table: empty, a user, or a bot."""
+    """Seat `number` (0..n-1, clockwise) of a table: empty, a user, or a bot.
+
+    An empty seat of a Play again table may be held for the person who sat there in the
+    game before (`held_for`) until `held_until`: nobody else takes it meanwhile
+    (games.actions.rematch, docs/table.md)."""
 
     class BotLevel(models.TextChoices):
         EASY = "easy", "Easy"
@@ -194,6 +215,11 @@ class Seat(models.Model):
         related_name="seats",
     )
     bot_level = models.CharField(max_length=10, choices=BotLevel, blank=True, default="")
+    held_for = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                 null=True, blank=True, related_name="+")
+    held_until = models.DateTimeField(null=True, blank=True)
+
+    objects = SeatQuerySet.as_manager()
 
     class Meta:
         ordering = ["number"]
@@ -219,6 +245,17 @@ class Seat(models.Model):
     @property
     def is_bot(self):
         return bool(self.bot_level)
+
+    def waits_for(self, now=None):
+        """The id of the person this empty seat waits for now, or None."""
+        if (self.is_empty and self.held_for_id is not None and self.held_until is not None
+                and self.held_until > (now or timezone.now())):
+            return self.held_for_id
+        return None
+
+    def is_free(self, now=None):
+        """Empty and held for nobody: anyone may take it."""
+        return self.is_empty and self.waits_for(now) is None
 
     @property
     def team(self):

@@ -7,21 +7,44 @@ ranked below every team that stayed). One rating per person and table size.
 
 `game_finished` runs inside the transaction that records the game's end, under the game
 row's lock; `rebuild` replays every rated game in finish order through the same `rate_game`,
-so recomputing gives the stored numbers (`manage.py recompute_ratings`).
+so recomputing gives the stored numbers (`manage.py recompute_ratings`). Both ask the same
+`unrated_reason`, so a game one of them leaves out the other leaves out too.
 """
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games import store
-from games.models import Game, Rating, RatingChange, Seat
+from games.models import Game, GameEvent, Rating, RatingChange, Seat
 
 # The library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (docs/ratings.md).
 MODEL = PlackettLuce()
+
+# Against farming (docs/ratings.md, "What counts"). Constants, not settings: the rebuild
+# must reach the numbers the live updates wrote, whatever the deployment's environment.
+# A team that leaves before this many cards a seat were played leaves a game that moves
+# no rating: no rated result a second after the deal.
+MIN_PLAYS_PER_SEAT = 3
+# Among exactly the same people, at most this many rated games count in any such window;
+# the ones beyond it move no rating.
+REPEAT_LIMIT = 3
+REPEAT_WINDOW = timedelta(hours=24)
+
+NEEDS_CONFIRMED_EMAIL = ("A rated table needs a confirmed email address: confirm yours from "
+                         "your profile page, or play at a casual table.")
+
+
+def may_sit_rated(user):
+    """Whether `user` may create, join or take a seat at a rated table: a person whose email
+    address is confirmed (one address per account, so a crowd of accounts costs a crowd of
+    mailboxes), or a bot account (a table with one is recorded casual at the deal)."""
+    return bool(user.is_bot or (user.email and user.email_confirmed))
 
 
 @dataclass(frozen=True)
@@ -31,12 +54,16 @@ class Team:
     seats: tuple  # ((seat number, user id), ...)
 
 
-def unrated_reason(game, seats):
-    """Why `game` (finished, with its Seat rows `seats`) counts for no rating, or None.
+def unrated_reason(game, seats, counted=None):
+    """Why `game` (finished, with its Seat rows `seats`) counts for no rating, or None: the
+    one rule of the live update and the rebuild.
 
     A bot at the table when it ended (placed by the host, or a moderator's replacement)
     makes it casual; a person's seat that a stand-in bot played for a while does not: the
     person still holds it (Seat.user), so missing moves is no way out of a rated loss.
+    `counted(game, users)`: how many games of exactly the people `users` counted for their
+    ratings in the REPEAT_WINDOW up to this game's end; by default the stored RatingChange
+    rows say (the live update), the rebuild passes its own tally of the games before.
     """
     if not game.rated:
         return "casual"
@@ -47,7 +74,42 @@ def unrated_reason(game, seats):
     # A bot account is a program too (docs/bot-accounts.md): its wins are no person's.
     if get_user_model().objects.filter(pk__in=[s.user_id for s in seats], is_bot=True).exists():
         return "a bot account played"
+    early = left_early(game)
+    if early:
+        return early
+    users = frozenset(s.user_id for s in seats)
+    if (counted or stored_count)(game, users) >= REPEAT_LIMIT:
+        hours = int(REPEAT_WINDOW.total_seconds() // 3600)
+        return (f"the same players had already played {REPEAT_LIMIT} rated games together "
+                f"in {hours} hours")
     return None
+
+
+def left_early(game):
+    """Why a team's leaving makes finished `game` unrated, or None: a team conceded (or
+    missed a deadline under "treated as having left", which the door records as a
+    concession too) before MIN_PLAYS_PER_SEAT cards a seat had been played. Read from the
+    game's events, so the live update and the rebuild count the same."""
+    events = GameEvent.objects.filter(game_id=game.pk)
+    first = events.filter(kind="concede").order_by("seq").values_list("seq", flat=True).first()
+    if first is None:
+        return None
+    minimum = MIN_PLAYS_PER_SEAT * game.players
+    if events.filter(kind="play", seq__lt=first).count() < minimum:
+        return f"a team left before {minimum} cards were played"
+    return None
+
+
+def stored_count(game, users):
+    """How many other games of exactly the people `users`, at this table size, moved their
+    ratings in the REPEAT_WINDOW up to `game`'s end (a change's created_at is its game's
+    end). A rated game's changes are one per seat, so a game with a change for each of
+    `users` at this size had exactly these people."""
+    end = game.finished_at
+    return (RatingChange.objects.filter(
+        players=game.players, user_id__in=users, created_at__gt=end - REPEAT_WINDOW,
+        created_at__lte=end).exclude(game_id=game.pk)
+        .values("game_id").annotate(n=Count("pk")).filter(n=len(users)).count())
 
 
 def teams_of(game, seats, view):
@@ -89,7 +151,13 @@ def game_finished(game, state, now=None):
     that.
     """
     seats = list(Seat.objects.filter(game_id=game.pk).order_by("number"))
-    if unrated_reason(game, seats):
+    reason = unrated_reason(game, seats)
+    if reason:
+        # Shown at the game's end (presenters.table): a game played as rated says why its
+        # result moved nothing.
+        if game.rated and game.rating_note != reason:
+            Game.objects.filter(pk=game.pk).update(rating_note=reason)
+            game.rating_note = reason
         return []
     view = state.view(None)
     if not view.get("game_over"):
@@ -123,24 +191,40 @@ def _apply(game, teams, now):
     return changes
 
 
+def _finished_rated():
+    return Game.objects.filter(status=Game.Status.FINISHED, rated=True)
+
+
 def rated_games():
     """Every finished rated game, in finish order (finished_at, then id)."""
-    return (Game.objects.filter(status=Game.Status.FINISHED, rated=True)
-            .select_related("snapshot").prefetch_related("seats")
+    return (_finished_rated().select_related("snapshot").prefetch_related("seats")
             .order_by("finished_at", "pk"))
 
 
 def computed():
     """Every rating and change as the stored games give them, in finish order, without
-    writing: ({(user, players): (mu, sigma, games, updated_at)}, [change tuples])."""
-    ratings, changes = {}, []
+    writing: ({(user, players): (mu, sigma, games, updated_at)}, [change tuples],
+    {game id: why it moved no rating})."""
+    ratings, changes, notes = {}, [], {}
+    # (people, table size) -> the ends of their games that counted, in finish order: the
+    # repeat limit's tally, as stored_count reads it from the rows the live updates wrote.
+    ends = {}
+
+    def counted(game, users):
+        since = game.finished_at - REPEAT_WINDOW
+        return sum(1 for end in ends.get((users, game.players), ()) if end > since)
+
     for game in rated_games().iterator(chunk_size=200):
         seats = sorted(game.seats.all(), key=lambda s: s.number)
-        if unrated_reason(game, seats):
+        reason = unrated_reason(game, seats, counted)
+        if reason:
+            notes[game.pk] = reason
             continue
         view = store.load_state(game).view(None)
         if not view.get("game_over"):
             continue
+        ends.setdefault((frozenset(s.user_id for s in seats), game.players), []).append(
+            game.finished_at)
         teams = teams_of(game, seats, view)
         current = {u: ratings[(u, game.players)][:2]
                    for t in teams for _, u in t.seats if (u, game.players) in ratings}
@@ -152,7 +236,7 @@ def computed():
                 ratings[(user, game.players)] = (mu1, sigma1, games, game.finished_at)
                 changes.append((game.pk, user, game.players, seat, t.rank,
                                 mu0, sigma0, mu1, sigma1, game.finished_at))
-    return ratings, changes
+    return ratings, changes, notes
 
 
 def _stored():
@@ -161,14 +245,15 @@ def _stored():
     changes = sorted(RatingChange.objects.values_list(
         "game_id", "user_id", "players", "seat", "rank",
         "mu_before", "sigma_before", "mu_after", "sigma_after"))
-    return ratings, changes
+    notes = dict(_finished_rated().exclude(rating_note="").values_list("pk", "rating_note"))
+    return ratings, changes, notes
 
 
-def differences(ratings, changes):
+def differences(ratings, changes, notes=None):
     """What differs between the stored rows and the computed ones: a list of words (empty
     when every number is the same). Floats are compared exactly: the same library calls on
     the same inputs give the same bits."""
-    stored_ratings, stored_changes = _stored()
+    stored_ratings, stored_changes, stored_notes = _stored()
     wanted_ratings = {k: v[:3] for k, v in ratings.items()}
     wanted_changes = sorted(c[:9] for c in changes)
     found = []
@@ -183,6 +268,11 @@ def differences(ratings, changes):
             if stored_keys.get(key) != wanted_keys.get(key):
                 found.append(f"change of user {key[1]} in table {key[0]}: stored "
                              f"{stored_keys.get(key)}, computed {wanted_keys.get(key)}")
+    if notes is not None:
+        for key in sorted(set(stored_notes) | set(notes)):
+            if stored_notes.get(key) != notes.get(key):
+                found.append(f"why table {key} moved no rating: stored "
+                             f"{stored_notes.get(key)!r}, computed {notes.get(key)!r}")
     return found
 
 
@@ -192,9 +282,13 @@ def rebuild(write=True):
     Rating row's lock. Returns the list of differences found before writing."""
     with transaction.atomic():
         list(Rating.objects.select_for_update().values_list("pk", flat=True))
-        ratings, changes = computed()
-        found = differences(ratings, changes)
+        ratings, changes, notes = computed()
+        found = differences(ratings, changes, notes)
         if write and found:
+            _finished_rated().exclude(rating_note="").update(rating_note="")
+            for reason in set(notes.values()):
+                Game.objects.filter(pk__in=[g for g, r in notes.items() if r == reason]).update(
+                    rating_note=reason)
             RatingChange.objects.all().delete()
             Rating.objects.all().delete()
             Rating.objects.bulk_create([

@@ -12,6 +12,7 @@ from games.presenters.describe import seat_names
 from lobby import services
 from lobby.models import Invitation
 from tests.conftest import make_table, make_user
+from tests.ratings.helpers import confirmed
 
 pytestmark = pytest.mark.django_db
 
@@ -161,6 +162,7 @@ def test_a_person_does_not_join_by_the_bots_way(ana, bo):
 
 
 def test_a_game_with_a_bot_account_is_casual_whatever_the_host_chose(ana, bo, cy, robo):
+    confirmed(ana, bo, cy)  # a bot account needs no confirmed address: its table is casual
     game = make_table(ana, rated=True, bot_accounts=True)
     services.take_seat(game.pk, bo, 1)
     services.take_seat(game.pk, cy, 2)

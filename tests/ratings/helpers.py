@@ -5,13 +5,22 @@ import uuid
 from django.db import transaction
 from openskill.models import PlackettLuce
 
+from accounts.models import User
 from games import store
 from games.actions import decisions, ratings
-from games.models import Game, RatingChange
-from tests.conftest import make_started_game
+from games.models import Game, GameEvent, RatingChange
+from tests.conftest import make_started_game, play_one
 from tests.history.helpers import finish
 
 LIBRARY = PlackettLuce()  # a model of our own: the numbers must be the library's
+
+
+def confirmed(*users):
+    """`users` with their email addresses confirmed, as a rated table asks of every person."""
+    User.objects.filter(pk__in=[u.pk for u in users]).update(email_confirmed=True)
+    for user in users:
+        user.email_confirmed = True
+    return list(users)
 
 
 def rate(game):
@@ -28,10 +37,26 @@ def changes(game):
     return {c.user_id: c for c in RatingChange.objects.filter(game=game)}
 
 
+def rated_table(users, **options):
+    """A started rated game of `users` (seat i = users[i]), their addresses confirmed."""
+    return make_started_game(confirmed(*users), rated=True, **options)
+
+
 def rated_game(users, **options):
     """A finished rated game of `users` (seat i = users[i]), rated."""
-    game = finish(make_started_game(users, rated=True, **options))
+    game = finish(rated_table(users, **options))
     rate(game)
+    return game
+
+
+def play_cards(game, count=None):
+    """Plays the table's plain moves until `count` cards have been played (by default the
+    least that lets a later concession count: ratings.MIN_PLAYS_PER_SEAT a seat)."""
+    count = ratings.MIN_PLAYS_PER_SEAT * game.players if count is None else count
+    while GameEvent.objects.filter(game=game, kind="play").count() < count:
+        play_one(game)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
     return game
 
 

@@ -13,12 +13,13 @@ from games.presenters import table
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_fragment_markup import parse
 from tests.lobby.test_create_table import table_data
-from tests.ratings.helpers import LIBRARY, changes, rated_game
+from tests.ratings.helpers import LIBRARY, changes, confirmed, rated_game, rated_table
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_host_chooses_rated_or_casual(client, ana):
+    confirmed(ana)
     client.force_login(ana)
     form = client.get(reverse("lobby:create")).content.decode()
     assert 'name="rated" value="rated"' in form and 'value="casual"' in form
@@ -35,8 +36,8 @@ def test_a_junk_choice_is_refused(client, ana):
 
 
 def test_the_label_says_casual_once_a_bot_sits(four):
-    rated = make_started_game(four, rated=True)
-    with_bot = make_started_game(four[:3], rated=True)
+    rated = rated_table(four)
+    with_bot = rated_table(four[:3])
     assert shown_ratings.rated_label(rated) == "Rated"
     assert shown_ratings.rated_label(with_bot) == "Casual"
 

@@ -17,8 +17,10 @@ from tests.ratings.helpers import (
     changes,
     concede,
     library_update,
+    play_cards,
     rate,
     rated_game,
+    rated_table,
     ranking,
 )
 
@@ -93,7 +95,7 @@ def test_ties_are_ties_and_teams_are_rated_as_teams():
 
 
 def test_a_team_that_concedes_loses(four):
-    game = make_started_game(four, rated=True)
+    game = play_cards(rated_table(four))
     concede(game, 0)  # seat 0's team (0 and 2) leaves: the game is over, team 1 wins
     assert game.status == Game.Status.FINISHED
     assert ranking(game) == {1: 1, 0: 2}
@@ -105,8 +107,8 @@ def test_a_team_that_concedes_loses(four):
 
 
 def test_at_six_a_conceding_team_is_ranked_last(six):
-    game = make_started_game(six, rated=True, players=6)
-    concede(game, 1)  # team 1 (seats 1 and 4) leaves at once; the other two play on
+    game = play_cards(rated_table(six, players=6))
+    concede(game, 1)  # team 1 (seats 1 and 4) leaves; the other two play on
     game = finish(game)
     ranks = ranking(game)
     assert ranks[1] == 3 and sorted(ranks.values()) == [1, 2, 3]
@@ -138,7 +140,7 @@ def test_a_casual_game_moves_nothing(four):
 
 
 def test_a_table_started_with_a_bot_is_recorded_casual_and_moves_nothing(four):
-    game = make_started_game(four[:3], rated=True)  # seat 3 is a bot
+    game = rated_table(four[:3])  # seat 3 is a bot
     assert not game.rated
     finish(game)
     assert rate(game) == {} and not Rating.objects.exists()
@@ -146,7 +148,7 @@ def test_a_table_started_with_a_bot_is_recorded_casual_and_moves_nothing(four):
 
 def test_a_seat_a_moderator_gave_to_a_bot_makes_the_game_unrated(four):
     mod = make_user("mod", is_staff=True, is_superuser=True)
-    game = make_started_game(four, rated=True)
+    game = rated_table(four)
     moderation.replace_with_bot(game.pk, 3, mod, "cheating")
     game = finish(game)
     assert game.rated and game.status == Game.Status.FINISHED
@@ -155,7 +157,7 @@ def test_a_seat_a_moderator_gave_to_a_bot_makes_the_game_unrated(four):
 
 def test_an_aborted_game_is_unrated(four):
     mod = make_user("mod", is_staff=True, is_superuser=True)
-    game = make_started_game(four, rated=True)
+    game = rated_table(four)
     moderation.abort_table(game.pk, mod, "colluding")
     game.refresh_from_db()
     assert game.status == Game.Status.ABORTED
@@ -166,7 +168,7 @@ def test_an_aborted_game_is_unrated(four):
 def test_the_game_end_rates_the_game_through_apply_decision(four):
     """The hook in decisions._record (docs/ratings.md): fails until the lead adds
     `ratings.game_finished(game, state, now)` where the game becomes FINISHED."""
-    game = finish(make_started_game(four, rated=True))  # every move through apply_decision
+    game = finish(rated_table(four))  # every move through apply_decision
     assert RatingChange.objects.filter(game=game).count() == 4, (
         "decisions._record must call games.actions.ratings.game_finished(game, state, now) "
         "after _write when the game is over")

@@ -1,9 +1,11 @@
 """Rebuilds every rating from the stored games (docs/ratings.md).
 
-Every finished rated game without a bot, in finish order, goes through the same update as
-when it ended (games.actions.ratings.rate_game); the stored Rating and RatingChange rows
-are compared with the result and, unless --check, replaced by it. Says whether anything
-differed; with --check a difference exits with status 1.
+Every finished rated game, in finish order, is judged by the same rule as when it ended
+(games.actions.ratings.unrated_reason: no bot, a minimum of play before a team left, the
+repeat limit among the same people) and, if it counts, goes through the same update
+(rate_game); the stored Rating and RatingChange rows and the games' notes of why they moved
+no rating are compared with the result and, unless --check, replaced by it. Says whether
+anything differed; with --check a difference exits with status 1.
 """
 
 from django.core.management.base import BaseCommand, CommandError
