@@ -1,5 +1,15 @@
 """Seat changes of an open table. Each locks the game row, so two people
-racing for one seat are served one after the other: the second finds it taken.
+racing for one seat are served one after the other: the second finds it taken. A change of
+who holds a seat tells the sockets and bot streams listening there to check again
+(access.seats_changed), in the same transaction.
+
+The locks, always in this order: the game row, then the seated user's row (take_seat
+re-reads the account under its lock, since "become a bot account" locks the same row
+before it looks at the account's seats, so the two never both succeed).
+
+A seat of a Play again table may be held for the person who sat there in the game before
+(games.actions.rematch): nobody else takes it, and the host puts no bot there, until they
+join, decline, or the hold runs out.
 
 Bot accounts (people's own programs, docs/bot-accounts.md) sit down in two ways only:
 accepting a host's invitation to one seat (invite_bot, accept_invitation), or joining
@@ -12,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from games.actions import decisions
+from games.actions import access, decisions, ratings
 from games.models import Game, Seat
 from lobby.models import Invitation
 
@@ -30,6 +40,8 @@ class LobbyError(Exception):
 
 
 def create_table(host, **options):
+    if options.get("rated") and not ratings.may_sit_rated(host):
+        raise LobbyError(ratings.NEEDS_CONFIRMED_EMAIL, status=403)
     with transaction.atomic():
         game = Game.objects.create(host=host, **options)
         Seat.objects.bulk_create(
@@ -52,20 +64,40 @@ def _require_host(game, user):
 
 def _seat(game, number):
     try:
-        return game.seats.get(number=number)
+        return game.seats.select_related("held_for").get(number=number)
     except Seat.DoesNotExist:
         raise LobbyError("There is no such seat at this table.", status=404) from None
+
+
+def _refuse_held(seat, user=None):
+    """Refuses a held seat to anyone but the person it waits for."""
+    waits_for = seat.waits_for()
+    if waits_for is not None and (user is None or waits_for != user.pk):
+        raise LobbyError(f"That seat is held for {seat.held_for.name}, who sat there in the "
+                         "last game, until they join or decline it or the hold runs out.")
+
+
+def _lock_user(user):
+    """The account read again under its row lock: the request's copy may be older than a
+    conversion to a bot account that committed since (accounts.bot_tokens)."""
+    return get_user_model().objects.select_for_update().get(pk=user.pk)
 
 
 def take_seat(game_id, user, number, *, invited=False):
     """Seats `user` at `number`; a user already seated moves (change seat).
 
-    A bot account sits only where it was invited (`invited`, from accept_invitation) or
-    where the host allows bot accounts. Taking a seat ends the open invitations to it."""
+    Locks the game row, then the user's. A bot account sits only where it was invited
+    (`invited`, from accept_invitation) or where the host allows bot accounts; a person
+    sits at a rated table only with a confirmed email address; a seat held for someone
+    else is refused. Taking a seat ends the open invitations to it, and the taker's own
+    hold at this table."""
     with transaction.atomic():
         game = _lock_open_table(game_id)
-        if getattr(user, "is_bot", False) and not invited and not game.bot_accounts:
+        user = _lock_user(user)
+        if user.is_bot and not invited and not game.bot_accounts:
             raise LobbyError(NO_BOT_ACCOUNTS, status=403)
+        if game.rated and not ratings.may_sit_rated(user):
+            raise LobbyError(ratings.NEEDS_CONFIRMED_EMAIL, status=403)
         current = game.seats.filter(user=user).first()
         if current is None and not game.seats.filter(user__isnull=True, bot_level="").exists():
             raise LobbyError("This table is full.")
@@ -74,12 +106,18 @@ def take_seat(game_id, user, number, *, invited=False):
             return seat
         if not seat.is_empty:
             raise LobbyError("That seat is taken.")
+        _refuse_held(seat, user)
+        changed = [seat.number]
         if current is not None:
             current.user = None
             current.save(update_fields=["user"])
-        seat.user = user
-        seat.save(update_fields=["user"])
+            changed.append(current.number)
+        seat.user, seat.held_for, seat.held_until = user, None, None
+        seat.save(update_fields=["user", "held_for", "held_until"])
+        # Sitting anywhere at the table ends the hold kept for this person elsewhere.
+        game.seats.filter(held_for=user).update(held_for=None, held_until=None)
         _close_invitations(game, seat.number, "lapsed", keep=user)
+        access.seats_changed(game.pk, changed)
         return seat
 
 
@@ -88,12 +126,17 @@ def leave_table(game_id, user):
     with transaction.atomic():
         game = _lock_open_table(game_id)
         if game.host_id == user.pk:
+            taken = list(game.seats.filter(user__isnull=False).values_list("number", flat=True))
             game.seats.update(user=None, bot_level="")
             game.status = Game.Status.ABORTED
             game.save(update_fields=["status"])
+            access.seats_changed(game.pk, taken)
             return
-        if not game.seats.filter(user=user).update(user=None):
+        mine = game.seats.filter(user=user).values_list("number", flat=True).first()
+        if mine is None:
             raise LobbyError("You are not seated at this table.")
+        game.seats.filter(number=mine).update(user=None)
+        access.seats_changed(game.pk, [mine])
 
 
 def add_bot(game_id, user, number, level):
@@ -105,9 +148,11 @@ def add_bot(game_id, user, number, level):
         seat = _seat(game, number)
         if not seat.is_empty:
             raise LobbyError("That seat is taken.")
-        seat.bot_level = level
-        seat.save(update_fields=["bot_level"])
+        _refuse_held(seat)
+        seat.bot_level, seat.held_for, seat.held_until = level, None, None
+        seat.save(update_fields=["bot_level", "held_for", "held_until"])
         _close_invitations(game, seat.number, "lapsed")
+        access.seats_changed(game.pk, [seat.number])
         return seat
 
 
@@ -124,6 +169,7 @@ def remove_from_seat(game_id, user, number):
         seat.user = None
         seat.bot_level = ""
         seat.save(update_fields=["user", "bot_level"])
+        access.seats_changed(game.pk, [seat.number])
 
 
 def start_table(game_id, user):
@@ -138,6 +184,14 @@ def start_table(game_id, user):
             if (seats.exclude(bot_level="").exists()
                     or seats.filter(user__is_bot=True).exists()):
                 Game.objects.filter(pk=game_id, status=Game.Status.OPEN).update(rated=False)
+            elif game.rated:
+                # Checked at every seat already; again here for a person seated before the
+                # rule, or whose address is no longer confirmed.
+                unconfirmed = [s.user.name for s in seats.select_related("user")
+                               if s.user is not None and not ratings.may_sit_rated(s.user)]
+                if unconfirmed:
+                    raise LobbyError("A rated table needs a confirmed email address for every "
+                                     f"player; not confirmed yet: {', '.join(unconfirmed)}.")
             return decisions.start_game(game_id)
     except decisions.DecisionRefused as exc:
         raise LobbyError(str(exc)) from exc
@@ -185,6 +239,7 @@ def invite_bot(game_id, host, number, username):
             raise LobbyError(f"{bot.username} may not play at the moment.")
         if not seat.is_empty:
             raise LobbyError("That seat is taken.")
+        _refuse_held(seat)
         if game.seats.filter(user=bot).exists():
             raise LobbyError(f"{bot.username} is already seated at this table.")
         elsewhere = Invitation.objects.pending().filter(game=game, bot=bot).exclude(seat=number)
@@ -295,8 +350,7 @@ def join_table(game_id, user, number=None):
         if game.seats.filter(user=user).exists():
             raise LobbyError("You are already seated at this table.")
         if number is None:
-            number = game.seats.filter(user__isnull=True, bot_level="").values_list(
-                "number", flat=True).first()
+            number = game.seats.free().values_list("number", flat=True).first()
             if number is None:
                 raise LobbyError("This table is full.")
         return take_seat(game.pk, user, number)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("tables/<int:game_id>/", views.table, name="table"),
     path("tables/<int:game_id>/seats/<int:number>/take/", views.take, name="take"),
     path("tables/<int:game_id>/leave/", views.leave, name="leave"),
+    path("tables/<int:game_id>/decline/", views.decline, name="decline"),
     path("tables/<int:game_id>/seats/<int:number>/bot/", views.bot, name="bot"),
     path("tables/<int:game_id>/seats/<int:number>/remove/", views.remove, name="remove"),
     path("tables/<int:game_id>/seats/<int:number>/invite-bot/", views.invite_bot,

@@ -1,10 +1,13 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from games.actions import rematch
 from games.models import Game
 
 from . import services
@@ -17,8 +20,9 @@ def _can_see(request, game):
     if not game.private:
         return True
     user = request.user
+    # A Play again table's held seats' people see it too: it is theirs to join or decline.
     if user.is_authenticated and (
-        game.host_id == user.pk or game.seats.filter(user=user).exists()
+        game.host_id == user.pk or game.seats.filter(Q(user=user) | Q(held_for=user)).exists()
     ):
         return True
     return game.pk in request.session.get(INVITES_KEY, [])
@@ -78,7 +82,11 @@ def create(request):
     if request.method == "POST":
         form = TableForm(request.POST)
         if form.is_valid():
-            game = services.create_table(request.user, **form.table_options())
+            try:
+                game = services.create_table(request.user, **form.table_options())
+            except services.LobbyError as exc:
+                form.add_error("rated", str(exc))
+                return render(request, "lobby/create.html", {"form": form}, status=exc.status)
             return redirect("lobby:table", game_id=game.pk)
         return render(request, "lobby/create.html", {"form": form}, status=400)
     form = TableForm()
@@ -88,8 +96,11 @@ def create(request):
 def _table_context(request, game, seats):
     # Shown on the seat, "Invited: <bot>" (docs/bot-accounts.md).
     invited = services.table_invitations(game) if game.status == Game.Status.OPEN else {}
+    now = timezone.now()
     for seat in seats:
         seat.invited = invited.get(seat.number) if seat.is_empty else None
+        # Play again: the person this empty seat waits for, or None.
+        seat.held = seat.held_for if seat.waits_for(now) else None
     return {
         "game": game,
         "seats": seats,
@@ -106,7 +117,7 @@ def _table_context(request, game, seats):
 
 def table(request, game_id):
     game = _get_table_for_user(request, game_id)
-    seats = list(game.seats.select_related("user"))
+    seats = list(game.seats.select_related("user", "held_for"))
     context = _table_context(request, game, seats)
     if game.status == Game.Status.ACTIVE and (context["my_seat"] is not None or game.spectators):
         url = reverse("games:play", args=[game.pk])
@@ -124,7 +135,7 @@ def _refuse(request, game_id, exc):
     (docs/security.md), so that nothing looks like it worked."""
     messages.error(request, str(exc))
     game = Game.objects.get(pk=game_id)
-    context = _table_context(request, game, list(game.seats.select_related("user")))
+    context = _table_context(request, game, list(game.seats.select_related("user", "held_for")))
     return render(request, "lobby/table.html", context, status=exc.status)
 
 
@@ -162,6 +173,20 @@ def leave(request, game_id):
                     success_url=reverse("lobby:index"))
     return _run(request, game_id, services.leave_table, success="You left the table.",
                 success_url=reverse("lobby:index"))
+
+
+@login_required
+@require_POST
+def decline(request, game_id):
+    """A player of the game before gives up the seat Play again holds for them at this
+    table (docs/table.md): it is free for anyone at once."""
+    _get_table_for_user(request, game_id)
+    try:
+        rematch.decline(game_id, request.user)
+    except rematch.RematchRefused as exc:
+        return _refuse(request, game_id, exc)
+    messages.success(request, "You declined: your seat at the new table is free for anyone.")
+    return redirect("lobby:index")
 
 
 @login_required

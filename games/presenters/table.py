@@ -26,7 +26,7 @@ from django.utils.functional import cached_property
 from django.utils.safestring import mark_safe
 
 from games import deadlines, engine, store
-from games.models import TEAM_SHAPES, Game
+from games.models import TEAM_SHAPES, Game, Seat
 from games.presenters import fairness
 from games.presenters import ratings as rating_views
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
@@ -170,6 +170,9 @@ class PublicTable:
         self.rematch = (Game.objects.filter(rematch_of=game.pk, status=Game.Status.OPEN)
                         .values_list("pk", flat=True).first()
                         if game.status == Game.Status.FINISHED else None)
+        # ...and the seats it still holds for their people, who may decline them there.
+        self.rematch_held = (set(Seat.objects.held().filter(game_id=self.rematch)
+                                 .values_list("number", flat=True)) if self.rematch else set())
 
     def name(self, number):
         return self.names.get(number, f"Seat {number + 1}")
@@ -305,13 +308,15 @@ class PublicTable:
                 })
         winner = result.get("winner") if result else None
         changes = rating_views.rating_changes(self.game) if ranking and self.game.rated else []
+        # A game played as rated that moved no rating says why (games.actions.ratings).
+        note = self.game.rating_note if ranking and self.game.rated and not changes else ""
         return _parts().result({
             "seq": self.seq, "view": view, "result": result, "result_rows": rows,
             "result_team": TEAM_SHAPES[winner] if winner is not None else None,
             "teams": self.teams, "ranking": ranking,
             # The ratings' own Django template: shown once a game, not worth a copy.
             "rating_changes_html": (render_to_string("ratings/change.html",
-                                                     {"changes": changes})
+                                                     {"changes": changes, "note": note})
                                     if ranking else ""),
             "verify_url": (reverse("history:verify", args=[self.game.pk])
                            if ranking and fairness.revealed(self.game) else None),
@@ -554,6 +559,8 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
                       if seat is not None and game.status == Game.Status.FINISHED else None),
         "rules_url": _rules_url(public.script_prefix),
         "rematch": public.rematch,
+        "decline_url": (reverse("lobby:decline", args=[public.rematch])
+                        if seat in public.rematch_held else None),
         "my_turn_label": my_turn_label,
         "turn_name": turn_name,
         "waiting_names": [names.get(s) for s in sorted(waiting) if s != seat],

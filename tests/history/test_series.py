@@ -56,10 +56,11 @@ def test_someone_new_in_a_seat_starts_a_new_series(four):
     first = make_finished_game(four)
     second = again(first, four)
     ed = make_user("ed")
-    # Di does not come back: Ed takes the free seat of the third table.
+    # Di does not come back (she declines the seat held for her): Ed takes it.
     third = None
     for user in (four[0], four[1], four[2], ed):
         third = rematch.play_again(second.pk, user) if user != ed else third
+    rematch.decline(third.pk, four[3])
     lobby.take_seat(third.pk, ed, 3)
     lobby.start_table(third.pk, four[0])
     third = finish(third)
