@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 CLOSE_BAD_TOKEN = 4401  # no token, an unknown or revoked one, or its account may not play
 CLOSE_NO_SEAT = 4404  # the bot holds no seat at this game (or there is no such game)
 CLOSE_SEAT_LOST = 4410  # the seat is no longer the bot's (a moderator's removal)
+CLOSE_TOO_MANY = 4429  # the bot account has API_STREAMS_PER_BOT streams open already
 MAX_MESSAGE = 16 * 1024  # as the game socket: a decision is a few hundred characters
 
 
@@ -109,6 +110,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
     watcher = None
     groups_joined = ()
     closing = False  # closed for a lost right to listen: nothing more goes out
+    registered = False  # counted among the account's open streams
 
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
@@ -117,9 +119,17 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             self.raw, self.game_id)
         await self.accept()
         if code is not None:
+            log.info("bot stream of game %s refused (%s)", self.game_id, code,
+                     extra={"game": self.game_id})
             await self.close(code=code)
             return
         self.user, self.token_id, self.seat = user, token_id, seat
+        # Open streams are counted per account (accounts.bot_tokens), across its tokens.
+        if not await database_sync_to_async(bot_tokens.stream_opened)(user.pk,
+                                                                        self.channel_name):
+            await self.close_for(CLOSE_TOO_MANY)
+            return
+        self.registered = True
         self.refresh = Coalesced(self.send_state, f"game {self.game_id} for its bot stream")
         self.groups_joined = (push.seat_group(self.game_id, seat),
                               bot_tokens.token_group(token_id), push.user_group(user.pk))
@@ -137,6 +147,9 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.present:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
+        if self.registered:
+            await database_sync_to_async(bot_tokens.stream_closed)(self.user.pk,
+                                                                   self.channel_name)
 
     async def check_access(self):
         """Closes the stream if its token or seat no longer lets it listen; True if it did."""
@@ -157,6 +170,10 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             while True:
                 await asyncio.sleep(recheck_seconds())
                 if await self.check_access():
+                    return
+                if not await database_sync_to_async(bot_tokens.stream_alive)(
+                        self.user.pk, self.channel_name):
+                    await self.close_for(CLOSE_TOO_MANY)
                     return
                 self.refresh()
         except asyncio.CancelledError:
@@ -224,6 +241,12 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             await self.error("The stream understands only act messages.")
             return
         key = content.get("key")
+        # Each act frame counts against the account's requests as an HTTP request does.
+        wait = await database_sync_to_async(bot_tokens.charge)(self.user.pk)
+        if wait:
+            await self.error(f"Too many requests for this bot account: try again in {wait} "
+                             "seconds.", key=moves.clean_key(key))
+            return
         if moves.clean_key(key) is None:
             await self.error(f"Every decision needs its key (up to {moves.MAX_KEY} characters).")
             return

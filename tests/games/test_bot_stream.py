@@ -11,11 +11,12 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 
 from accounts import bot_tokens
 from games import store, tasks
 from games.actions import decisions
-from games.bot_stream import CLOSE_BAD_TOKEN, CLOSE_NO_SEAT
+from games.bot_stream import CLOSE_BAD_TOKEN, CLOSE_NO_SEAT, CLOSE_TOO_MANY
 from games.models import Game, GameEvent
 from games.presenters.bot_view import seat_state
 from games.routing import websocket_urlpatterns
@@ -273,3 +274,66 @@ def test_a_slow_bot_account_times_out_like_a_person_and_after_three_a_site_bot_t
         decisions.apply_decision(game.pk, 3, state.auto_action(3) if 3 in game.waiting_on
                                  else {"type": "concede"}, "person", user=robo,
                                  idempotency_key="late")
+
+
+def test_act_frames_count_against_the_accounts_requests_with_its_http_calls(ana, settings):
+    """One budget for a bot account's HTTP requests and its stream's act frames: with a
+    limit of three, an HTTP call and two frames use it up, and the next frame is refused in
+    words and decides nothing (before, frames were not counted at all)."""
+    settings.API_RATE_LIMIT = 3
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+    assert Client().get(f"/api/bot/games/{game.pk}",
+                        headers={"Authorization": f"Bearer {raw}"}).status_code == 200
+    pick = store.load_state(game).auto_action(1)
+
+    async def scenario():
+        comm = stream(game.pk, raw)
+        connected, _ = await comm.connect()
+        assert connected
+        await comm.receive_json_from(timeout=5)
+        answers = []
+        for key in ("a", "b", "c"):
+            await comm.send_json_to({"type": "act", "action": {"type": "concede!"}, "key": key})
+            answers.append(await comm.receive_json_from(timeout=5))
+        # Within the budget a frame is judged (a bad move is refused for what it is); past
+        # it, a good move is refused for the limit alone.
+        await comm.send_json_to({"type": "act", "action": pick, "key": "d"})
+        answers.append(await comm.receive_json_from(timeout=5))
+        await comm.disconnect()
+        return answers
+
+    answers = async_to_sync(scenario)()
+    assert [a["type"] for a in answers] == ["error"] * 4
+    assert "Too many requests" not in answers[0]["message"]
+    assert "Too many requests" not in answers[1]["message"]
+    assert all("Too many requests for this bot account" in a["message"] for a in answers[2:])
+    assert not GameEvent.objects.filter(game=game, seat=1).exists()
+
+
+def test_a_bot_account_holds_at_most_its_limit_of_streams_whatever_its_tokens(ana, settings):
+    """With a limit of one, a second stream (even with another token of the account) is
+    closed with 4429; once the first closes, a new one may open."""
+    settings.API_STREAMS_PER_BOT = 1
+    robo, raw = make_bot("robo")
+    other_raw = bot_tokens.issue(robo, "second laptop")[1]
+    game = bot_game(ana, robo)
+
+    async def scenario():
+        first = stream(game.pk, raw)
+        connected, _ = await first.connect()
+        assert connected
+        assert (await first.receive_json_from(timeout=5))["type"] == "state"
+        code = await closed_with(stream(game.pk, other_raw))
+        await first.disconnect()
+        again = stream(game.pk, other_raw)
+        connected, _ = await again.connect()
+        assert connected
+        message = await again.receive_json_from(timeout=5)
+        await again.disconnect()
+        return code, message
+
+    code, message = async_to_sync(scenario)()
+    assert code == CLOSE_TOO_MANY
+    assert message["type"] == "state"
+    assert bot_tokens.open_streams(robo.pk) == 0
