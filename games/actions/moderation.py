@@ -148,10 +148,9 @@ def _replace(game, number, moderator, reason, level, *, what):
     columns = _bot_columns(game, number, now) if running else {}
     event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
                     now=now, columns=columns, player=former.name, bot=level)
-    # The former player's open socket at this table is closed (it acted for the seat).
+    # The former player's open socket at this table is closed (it acted for the seat); its
+    # bot's move, if the seat has one to make, is sent by staff.record.
     transaction.on_commit(partial(effects.access_changed, former.pk))
-    if running and number in game.waiting_on:
-        effects.task_on_commit("games.tasks.play_bot", game.pk, number, game.last_seq)
     return event
 
 

@@ -17,8 +17,12 @@ action comes through (docs/security.md, "Moderators' permissions and their own t
   log page and its History page), as a reveal is.
 """
 
+import logging
+
 from django.contrib.admin.models import CHANGE, LogEntry
 
+from games import effects
+from games import effects
 from games.actions import decisions
 from games.models import Game, GameEvent, Seat
 
@@ -35,6 +39,8 @@ LABELS = {
     CHAT: "Can hide chat messages and mute people in chat",
     REPORTS: "Can change report",
 }
+
+log = logging.getLogger(__name__)
 
 MODERATOR_KIND = "moderator"
 LIVE = (Game.Status.OPEN, Game.Status.ACTIVE)
@@ -70,15 +76,28 @@ def record(game, moderator, *, what, reason, seat=None, public=True, columns=Non
     whole event for staff (`visible_to: []`): a report's resolution is no business of the
     table's, and would tell the reported player that someone reported them.
     """
+    if (columns or {}).get("status") == Game.Status.ABORTED:
+        effects.log_on_commit(log, "game %s aborted by moderator %s", game.pk, moderator.pk,
+                              game=game.pk, user=moderator.pk)
+    else:
+        effects.log_on_commit(log, "game %s: moderator %s, %s (seat %s)", game.pk, moderator.pk,
+                              what, seat, game=game.pk, user=moderator.pk)
     if game.status in LIVE or columns:
         line = {"type": "moderator", "action": what, "seat": seat, **details,
                 "visible_to": None if public else []}
         note = {"type": "moderator_note", "reason": reason,
                 "moderator": moderator.get_username(), "visible_to": []}
-        return decisions.append_note(
+        event = decisions.append_note(
             game, kind=MODERATOR_KIND, actor=GameEvent.Actor.MODERATOR, user=moderator,
             seat=seat, events=[line, note], columns=columns, now=now,
         )
+        if game.status == Game.Status.ACTIVE:
+            # A bot's pending move was sent for the position before this event and would
+            # find it moved on (games.tasks.play_bot): it is sent again for this one.
+            for bot in [s for s in game.waiting_on if s in game.bot_seats]:
+                effects.task_on_commit("games.tasks.play_bot", game.pk, bot, game.last_seq,
+                                       **decisions.bot_pace(game))
+        return event
     said = ", ".join(f"{k} {v}" for k, v in details.items() if v is not None)
     return LogEntry.objects.log_actions(
         user_id=moderator.pk, queryset=[game], action_flag=CHANGE, single_object=True,

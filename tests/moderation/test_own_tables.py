@@ -10,6 +10,7 @@ from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
 from accounts.models import AccountAudit
+from games import effects, tasks
 from games.actions import chat, moderation
 from games.models import ChatMessage, ChatMute, Game, GameEvent, Seat
 from lobby.models import Report
@@ -174,6 +175,25 @@ def test_hiding_showing_and_muting_at_a_running_table_are_in_its_log(client, bos
     assert "A moderator hid a chat message by Bo." in table
     assert "A moderator muted Bo in chat." in table
     assert "insults" not in table
+
+
+def test_a_bot_whose_move_was_pending_moves_after_a_moderator_event(
+        client, boss, ana, bo, cy, monkeypatch, django_capture_on_commit_callbacks):
+    """A moderator's event moves the table's sequence on: the bot's move, sent for the
+    position before it, is sent again for the new one instead of waiting for the sweep."""
+    game = make_started_game([ana, bo, cy])  # a bot at seat 3, its setup pass pending
+    assert 3 in Game.objects.get(pk=game.pk).waiting_on
+    line = chat.send(game.pk, bo, "rude words", "k1")[0]
+    sent = []
+    monkeypatch.setattr(effects, "task_on_commit", lambda name, *args, **options: (
+        sent.append((name, *args))))
+    client.force_login(boss)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_action(client, reverse("admin:games_chatmessage_changelist"), "hide_messages",
+                    [line.pk])
+    game.refresh_from_db()
+    assert ("games.tasks.play_bot", game.pk, 3, game.last_seq) in sent
+    assert tasks.play_bot(game.pk, 3, game.last_seq) == "played"
 
 
 def test_a_resolved_report_is_in_its_tables_log_for_staff_only(client, boss, four):
