@@ -17,7 +17,9 @@ NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= document.documentEl
 
 @pytest.fixture
 def series_of_three():
-    users = [make_user(name.lower(), display_name=name) for name in ("Ana", "Bo", "Cy", "Di")]
+    # A rated table needs confirmed addresses (docs/ratings.md).
+    users = [make_user(name.lower(), display_name=name, email_confirmed=True)
+             for name in ("Ana", "Bo", "Cy", "Di")]
     first = make_finished_game(users, rated=True)
     third = again(again(first, users), users)
     return users, third
