@@ -1,6 +1,14 @@
+import logging
 import os
+import time
 
-from celery import Celery
+from celery import Celery, signals
+from celery.beat import PersistentScheduler
+from django.conf import settings
+from prometheus_client import multiprocess
+
+from config import heartbeat
+from games import metrics
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -27,3 +35,62 @@ app.conf.update(
     },
 )
 app.autodiscover_tasks()
+
+
+# --- Health and metrics (config/health.py, docs/deploy.md) ---------------------------------
+log = logging.getLogger(__name__)
+
+
+@app.task(name="config.celery.heartbeat", ignore_result=True)
+def heartbeat_task():
+    """Sent by beat every HEARTBEAT_SECONDS (settings: CELERY_BEAT_SCHEDULE); the worker that
+    runs it records that a worker takes tasks off the queue."""
+    heartbeat.record("worker")
+
+
+class BeatScheduler(PersistentScheduler):
+    """Celery's own scheduler (the schedule file), which also records beat's heartbeat as
+    it ticks, at most once every HEARTBEAT_SECONDS. `celery beat` uses it through
+    `beat_scheduler` below; the embedded site's beat is given it (runsite)."""
+
+    recorded = 0.0
+    failing = False
+
+    def tick(self, *args, **kwargs):
+        now = time.time()
+        if now - self.recorded >= settings.HEARTBEAT_SECONDS:
+            try:
+                heartbeat.record("beat", now)
+            except Exception as exc:  # the cache's Redis is away: beat goes on with its work
+                if not self.failing:
+                    log.warning("beat could not record its heartbeat: %s", exc)
+                self.failing = True
+            else:
+                self.recorded, self.failing = now, False
+        return super().tick(*args, **kwargs)
+
+
+app.conf.beat_scheduler = "config.celery:BeatScheduler"
+
+_started = {}  # task id -> perf_counter() when this process began to run it
+
+
+@signals.task_prerun.connect
+def _task_started(task_id=None, **kwargs):
+    _started[task_id] = time.perf_counter()
+
+
+@signals.task_postrun.connect
+def _task_ended(task_id=None, task=None, state=None, **kwargs):
+    started = _started.pop(task_id, None)
+    if started is not None and task is not None:
+        metrics.task_seconds.labels(task.name, state or "unknown").observe(
+            time.perf_counter() - started)
+
+
+@signals.worker_process_init.connect
+def _pool_process_started(**kwargs):
+    """A prefork pool process counts under its own process id (games.metrics): forget what
+    a dead process of the same id left."""
+    if metrics.MULTIPROCESS_DIR:
+        multiprocess.mark_process_dead(os.getpid(), metrics.MULTIPROCESS_DIR)

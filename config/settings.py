@@ -109,6 +109,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz, /readyz and /metrics are answered before anything reads the request
+    # (its host, its session) or logs it (config/health.py, docs/deploy.md).
+    "config.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -252,6 +255,19 @@ CELERY_BEAT_SCHEDULE["sweep-clocks"] = {
     # A sweep that waited behind a busy worker is useless: the next one is coming.
     "options": {"expires": 10},
 }
+# Health (config/health.py, docs/deploy.md): beat sends the worker's heartbeat task and
+# records its own every HEARTBEAT_SECONDS; /readyz wants both younger than HEARTBEAT_MAX_AGE.
+HEARTBEAT_SECONDS = envint("HEARTBEAT_SECONDS", 10)
+HEARTBEAT_MAX_AGE = envint("HEARTBEAT_MAX_AGE", 60)
+CELERY_BEAT_SCHEDULE["heartbeat"] = {
+    "task": "config.celery.heartbeat",
+    "schedule": HEARTBEAT_SECONDS,
+    # One that waited in the queue longer than /readyz tolerates says nothing of now.
+    "options": {"expires": HEARTBEAT_MAX_AGE},
+}
+# /metrics answers requests from this machine itself; any other must send this token as
+# `Authorization: Bearer <token>` (unset: none may).
+METRICS_TOKEN = envstr("METRICS_TOKEN", "")
 # How long a bot decision may wait before the sweep sends it again.
 BOT_STALL_SECONDS = envint("BOT_STALL_SECONDS", 15)
 # In real time a bot waits about this long before its move (two thirds to four thirds of

@@ -8,12 +8,13 @@ so the actions need not import the task module that imports them.
 """
 
 import logging
+import time
 from functools import partial
 
 from celery import current_app
 from django.db import transaction
 
-from games import push, store
+from games import metrics, push, store
 from games.models import Game
 from games.presenters import table
 
@@ -97,11 +98,16 @@ def game_changed(game_id, players, seq, game=None, state=None):
     if layer is None:
         return
     members = {}
+    started = time.perf_counter()
     try:
         pushes = seat_pushes(game_id, game=game, state=state, waiting=True,
                              listening=lambda groups: push.listening(layer, groups, members))
         if pushes:
             push.deliver(layer, pushes, members or None)
+            # A push that reached nobody (no page open) is not counted: it cost nothing.
+            metrics.push_seconds.observe(time.perf_counter() - started)
+            metrics.push_bytes.observe(sum(len(message.get("html", "").encode())
+                                           for _, message in pushes))
     except Exception:
         # The event is committed; a page that missed this resyncs over HTTP.
         log.exception("could not notify game %s of event %s", game_id, seq)

@@ -2,10 +2,13 @@ from django.urls import path
 
 from games.bot_stream import BotStreamConsumer
 from games.consumers import GameConsumer, SiteConsumer
+from games.metrics import counted_sockets
 
+# Each kind of socket counted in wct_sockets_open while it is open (docs/deploy.md).
 websocket_urlpatterns = [
-    path("ws/games/<int:game_id>/", GameConsumer.as_asgi()),
-    path("ws/me/", SiteConsumer.as_asgi()),
+    path("ws/games/<int:game_id>/", counted_sockets("table", GameConsumer.as_asgi())),
+    path("ws/me/", counted_sockets("site", SiteConsumer.as_asgi())),
     # The Bot API's stream (docs/bot-accounts.md), beside its HTTP routes.
-    path("api/bot/games/<int:game_id>/stream", BotStreamConsumer.as_asgi()),
+    path("api/bot/games/<int:game_id>/stream",
+         counted_sockets("bot_stream", BotStreamConsumer.as_asgi())),
 ]

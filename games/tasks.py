@@ -5,13 +5,14 @@ to run twice or late, and each has a beat sweep that finds its work again if it 
 """
 
 import logging
+import time
 from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from games import store
+from games import metrics, store
 from games.actions import decisions, outbox, timeouts
 from games.bots import play as botplay
 from games.models import Game, GameEvent, Seat
@@ -44,10 +45,13 @@ def play_bot(self, game_id, seat, seq):
     if level is None:
         return "not a bot"
     state = store.load_state(game)
+    started = time.perf_counter()
     action = botplay.choose_action(
         state, seat, level, history=lambda: store.all_events(game_id),
         seed=(game.seed + seq * 131 + seat) & (2**63 - 1),
     )
+    # Timed here: the bots are pure and count nothing themselves (games.metrics).
+    metrics.bot_decision_seconds.labels(level).observe(time.perf_counter() - started)
     if action is None:
         return "nothing to decide"
     try:

@@ -11,13 +11,14 @@ moves) to run after commit.
 import functools
 import logging
 import random
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from games import effects, engine, store
+from games import effects, engine, metrics, store
 from games.actions import clock, ratings
 from games.models import Game, GameEvent, GameSnapshot
 
@@ -114,6 +115,40 @@ _REFUSED_STATUS = {
 }
 
 
+# The reason each refusal is counted under in wct_decisions_refused_total (docs/deploy.md).
+_REFUSAL_REASON = {
+    IllegalDecision: "illegal",
+    GameNotActive: "not_active",
+    StaleDecision: "stale",
+    IdempotencyConflict: "key_reused",
+    SeatLost: "seat_lost",
+    SeatTakenOver: "bot_for_good",
+    DecisionNotSaved: "not_saved",
+}
+
+
+def _measured(function):
+    """Counts each decision in the site's metrics (games.metrics): applied, by actor, with
+    the time of the whole call (its push and task sends after the commit included), or
+    refused, by reason. A key used again (`replayed`) wrote nothing and counts as neither."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            result = function(*args, **kwargs)
+        except DecisionRefused as exc:
+            metrics.decisions_refused.labels(_REFUSAL_REASON.get(type(exc), "refused")).inc()
+            raise
+        if not result.replayed:
+            actor = result.event.actor
+            metrics.decisions_applied.labels(actor).inc()
+            metrics.decision_seconds.labels(actor).observe(time.perf_counter() - started)
+        return result
+
+    return wrapper
+
+
 @dataclass(frozen=True)
 class DecisionResult:
     event: GameEvent
@@ -148,6 +183,7 @@ def _check_input(game_seat_count, seat, action, actor):
         raise IllegalDecision("That is not a move: an action needs a type.")
 
 
+@_measured
 @_refused_on_database_loss
 def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=None,
                    expected_seq=None):

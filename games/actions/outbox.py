@@ -34,6 +34,7 @@ from django.utils import timezone
 from accounts import activity, schedule
 from accounts.tokens import unsubscribe_token
 from accounts.models import User
+from games import metrics
 from games.models import EmailOutbox, Game, Seat
 
 log = logging.getLogger(__name__)
@@ -255,7 +256,12 @@ def message_for(claimed):
 
 def send_claimed(claimed):
     """Hands a claimed email to the SMTP server; raises what the mail backend raises."""
-    message_for(claimed).send()
+    try:
+        message_for(claimed).send()
+    except Exception:
+        metrics.emails.labels(claimed.kind, "failed").inc()
+        raise
+    metrics.emails.labels(claimed.kind, "sent").inc()
 
 
 def _recipients(game_id, now, limit):

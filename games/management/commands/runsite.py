@@ -9,6 +9,7 @@ pages, with no other service to install.
 """
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,7 +25,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from config.asgi import application
-from config.celery import app
+from config.celery import BeatScheduler, app
 
 
 class Command(BaseCommand):
@@ -74,7 +75,9 @@ class Command(BaseCommand):
             without_mingle=True, without_gossip=True,
         )
         threading.Thread(target=worker.start, name="celery-worker", daemon=True).start()
-        beat = EmbeddedService(app, thread=True, schedule_filename=str(var / "celerybeat-schedule"))
+        # The site's scheduler, which records beat's heartbeat for /readyz (config/health.py).
+        beat = EmbeddedService(app, thread=True, schedule_filename=str(var / "celerybeat-schedule"),
+                               scheduler_cls=BeatScheduler)
         beat.start()
         Server(
             application=application,
@@ -89,6 +92,13 @@ class Command(BaseCommand):
         # GIL; the load tool held its figures best with two per core (docs/load.md).
         web = max(1, int(os.environ.get("WEB_PROCESSES", "1")))
         fd = listener.fileno()
+        if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            # Each process's metrics in files of one directory, which /metrics adds up
+            # (games.metrics, docs/deploy.md), emptied at each start.
+            metrics_dir = var / "prometheus"
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+            metrics_dir.mkdir()
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         commands = {
             **{f"web-{n + 1}" if web > 1 else "web":
                [python, "-m", "daphne", "--fd", str(fd), "config.asgi:application"]
