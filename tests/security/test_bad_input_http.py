@@ -273,6 +273,14 @@ def leave(w, draw):
                    url("lobby:leave", spoilt(draw, w.open_table.pk)), draw(junk_fields([])))
 
 
+def decline(w, draw):
+    # No seat anywhere in the world is held for anyone (no Play again table): at the open
+    # table, the running game or a table that does not exist, there is nothing to decline.
+    game_id = draw(st.sampled_from([w.open_table.pk, w.game.pk, w.game.pk + 1000]))
+    return Request(logged_in(w, draw), "post", url("lobby:decline", spoilt(draw, game_id)),
+                   draw(junk_fields([])))
+
+
 def start(w, draw):
     # Not the host, or the host of a table with empty seats, or a game already running.
     user = draw(st.sampled_from([w.ana, w.bo, w.ed]))
@@ -459,6 +467,7 @@ CASES = {
     "lobby:table": page("lobby:table", game_args),
     "lobby:take": lobby_seat_action("lobby:take"),
     "lobby:leave": leave,
+    "lobby:decline": decline,
     "lobby:bot": lobby_seat_action("lobby:bot"),
     "lobby:remove": lobby_seat_action("lobby:remove"),
     "lobby:invite_bot": lobby_seat_action("lobby:invite_bot"),
