@@ -357,11 +357,10 @@ EMAIL_CONFIRM_MAX_AGE = envint("EMAIL_CONFIRM_MAX_AGE", 3 * 24 * 3600)
 
 # --- Email -------------------------------------------------------------------
 EMAIL_HOST = envstr("EMAIL_HOST", "")
+# Without an SMTP server each email is printed to stdout between two banners (config/mail.py).
 EMAIL_BACKEND = envstr(
     "EMAIL_BACKEND",
-    "django.core.mail.backends.smtp.EmailBackend"
-    if EMAIL_HOST
-    else "django.core.mail.backends.console.EmailBackend",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "config.mail.ConsoleBackend",
 )
 EMAIL_PORT = envint("EMAIL_PORT", 25)
 EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")

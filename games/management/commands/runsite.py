@@ -24,6 +24,7 @@ from daphne.server import Server
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from config import mail
 from config.asgi import application
 from config.celery import BeatScheduler, app
 
@@ -48,6 +49,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Wild Cards Teams at http://{bound_host}:{bound_port}/")
         self._site_url(bound_host, bound_port)
         self.stdout.write(f"Links in emails point at {settings.SITE_URL}")
+        if settings.EMAIL_BACKEND == "config.mail.ConsoleBackend":
+            self.stdout.write(f"No EMAIL_HOST: each email is printed here, under a line "
+                              f"'=====...{mail.BANNER}...====='")
         self.stdout.flush()
         if settings.REDIS_URL:
             self._run_processes(listener, var)
