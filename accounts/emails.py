@@ -1,11 +1,16 @@
 """One function per kind of email; templates live under templates/emails/."""
 
+import logging
+
 from django.conf import settings
+from django.contrib.auth import forms as auth_forms
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from .tokens import make_email_token
+
+log = logging.getLogger(__name__)
 
 
 def _send(kind, to, context):
@@ -14,7 +19,37 @@ def _send(kind, to, context):
     html = render_to_string(f"emails/{kind}_body.html", context)
     message = EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [to])
     message.attach_alternative(html, "text/html")
-    message.send()
+    _deliver(message, kind, context["user"].pk)
+
+
+def _deliver(message, kind, user, *, raise_errors=True):
+    """Sends `message` and logs one line naming its user (the address stays out of the
+    logs); an SMTP error is logged in one line too, and raised unless told otherwise (the
+    request's error log has its traceback)."""
+    try:
+        message.send()
+    except Exception as exc:
+        log.error("email %s to user %s failed: %s", kind, user, exc, extra={"user": user})
+        if raise_errors:
+            raise
+        return
+    log.info("email %s sent to user %s", kind, user, extra={"user": user})
+
+
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's reset form, its email logged like every other. As in Django, an SMTP error
+    does not change the page's answer (which must not tell whether the address has an
+    account)."""
+
+    def send_mail(self, subject_template_name, email_template_name, context, from_email,
+                  to_email, html_email_template_name=None):
+        subject = "".join(render_to_string(subject_template_name, context).splitlines())
+        text = render_to_string(email_template_name, context)
+        message = EmailMultiAlternatives(subject, text, from_email, [to_email])
+        if html_email_template_name is not None:
+            message.attach_alternative(render_to_string(html_email_template_name, context),
+                                       "text/html")
+        _deliver(message, "password_reset", context["user"].pk, raise_errors=False)
 
 
 def send_confirmation(user, address=None):

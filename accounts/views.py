@@ -300,6 +300,7 @@ password_change_done = auth_views.PasswordChangeDoneView.as_view(
     template_name="accounts/password_change_done.html"
 )
 password_reset = PasswordResetView.as_view(
+    form_class=emails.PasswordResetForm,
     template_name="accounts/password_reset.html",
     subject_template_name="emails/password_reset_subject.txt",
     email_template_name="emails/password_reset_body.txt",

@@ -9,17 +9,17 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from config.sockets import RefuseUnroutablePaths, no_such_socket  # noqa: E402
+from config.sockets import LoggedOriginValidator, RefuseUnroutablePaths, no_such_socket  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # A path no route answers is refused with a close code, not a server error
-        # (config/sockets.py, docs/security.md).
-        "websocket": AllowedHostsOriginValidator(
+        # Channels' AllowedHostsOriginValidator, each refusal logged; a path no route
+        # answers is refused with a close code, not a server error (config/sockets.py,
+        # docs/security.md).
+        "websocket": LoggedOriginValidator(
             RefuseUnroutablePaths(
                 AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, no_such_socket]))
             )

@@ -7,7 +7,7 @@ from celery.beat import PersistentScheduler
 from django.conf import settings
 from prometheus_client import multiprocess
 
-from config import heartbeat
+from config import heartbeat, logs
 from games import metrics
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -35,6 +35,14 @@ app.conf.update(
     },
 )
 app.autodiscover_tasks()
+
+# The worker and beat log as every other process does (settings.LOGGING: LOG_FORMAT,
+# LOG_LEVEL, Celery's lines about routine tasks at DEBUG), not through Celery's own
+# handlers; what a task prints (the console email backend's emails) stays on stdout as it
+# is, rather than becoming one WARNING line per line printed.
+signals.celeryd_init.connect(logs.configure, weak=False)
+signals.setup_logging.connect(logs.configure, weak=False)
+app.conf.worker_redirect_stdouts = False
 
 
 # --- Health and metrics (config/health.py, docs/deploy.md) ---------------------------------

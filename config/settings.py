@@ -229,7 +229,8 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", REDIS_URL or "memory://")
+# The in-memory broker's URL names a host only so that kombu does not warn it has none.
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", REDIS_URL or "memory://localhost/")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
@@ -384,10 +385,31 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(exist_ok=True)  # collectstatic fills it for production
 
+# Logs (docs/deploy.md, "Logs"): to stderr, one line per event that matters, as text or as
+# one JSON object a line (LOG_FORMAT=json). Celery's lines about the site's routine tasks
+# (the sweeps every second, each bot move) are DEBUG (config/logs.py). The worker and beat
+# log through this too (config/celery.py), whatever their -l says.
+LOG_LEVEL = envstr("LOG_LEVEL", "INFO").upper()
+LOG_FORMAT = envstr("LOG_FORMAT", "text").lower()
+if LOG_FORMAT not in ("text", "json"):
+    raise RuntimeError(f"LOG_FORMAT is 'text' or 'json', not {LOG_FORMAT!r}")
+_ROUTINE_TASKS = {"filters": ["routine_tasks"]}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "filters": {"routine_tasks": {"()": "config.logs.RoutineTasksToDebug"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "config.logs.JsonFormatter"},
+    },
+    # The handler has the level too: a line lowered to DEBUG on its way is dropped here.
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
+                             "level": LOG_LEVEL}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "celery.beat": _ROUTINE_TASKS,
+        "celery.worker.strategy": _ROUTINE_TASKS,
+        "celery.app.trace": _ROUTINE_TASKS,
+    },
 }

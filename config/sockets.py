@@ -10,9 +10,15 @@ any route, is refused before any route or the session sees it, by the same rule 
 pages (config.middleware).
 """
 
+import logging
+
+from channels.security.websocket import OriginValidator
+from django.conf import settings
 from django.urls import re_path
 
 from config.middleware import unroutable
+
+log = logging.getLogger(__name__)
 
 CLOSE_UNROUTABLE_PATH = 4400  # like HTTP's 400: a path no route can hold
 CLOSE_NO_ROUTE = 4404  # like HTTP's 404: no socket lives at this path
@@ -27,6 +33,8 @@ class Refusal:
     async def __call__(self, scope, receive, send):
         message = await receive()
         if message["type"] == "websocket.connect":
+            # %r: the path is the client's, and may hold a line break.
+            log.info("socket %r refused (%s): no such socket", scope["path"], self.code)
             await send({"type": "websocket.close", "code": self.code})
 
 
@@ -45,3 +53,22 @@ class RefuseUnroutablePaths:
 
 # Last in the socket routes: whatever the routes before it do not match.
 no_such_socket = re_path(r"", Refusal(CLOSE_NO_ROUTE))
+
+
+class LoggedOriginValidator(OriginValidator):
+    """Channels' AllowedHostsOriginValidator (a page of another site may not open a socket
+    with its visitor's cookies), with a line in the logs for each handshake it refuses: a
+    proxy that rewrites the host, or ALLOWED_HOSTS missing a name, shows there."""
+
+    def __init__(self, application):
+        allowed = settings.ALLOWED_HOSTS
+        if settings.DEBUG and not allowed:
+            allowed = ["localhost", "127.0.0.1", "[::1]"]
+        super().__init__(application, allowed)
+
+    def valid_origin(self, parsed_origin):
+        if super().valid_origin(parsed_origin):
+            return True
+        origin = parsed_origin.geturl() if parsed_origin is not None else None
+        log.info("socket refused: its Origin %r is not in ALLOWED_HOSTS", origin)
+        return False

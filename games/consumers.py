@@ -212,6 +212,8 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
         code = await database_sync_to_async(self.access_code)()
         if code is None:
             return False
+        log.info("socket %s of user %s closed (%s): it may no longer listen", self.scope["path"],
+                 self.scope["user"].pk, code, extra={"user": self.scope["user"].pk})
         self.closing = True
         await self.close(code=code)
         return True
@@ -249,10 +251,14 @@ class GameConsumer(CheckedSocket):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         user = self.scope["user"]
         if not user.is_authenticated:
+            log.info("socket of game %s refused: not logged in", self.game_id,
+                     extra={"game": self.game_id})
             await self.close(code=CLOSE_LOGGED_OUT)
             return
         found = await database_sync_to_async(membership)(user, self.game_id)
         if found is None:
+            log.info("socket of game %s refused to user %s", self.game_id, user.pk,
+                     extra={"game": self.game_id, "user": user.pk})
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.group, self.seat, last_seq = found
@@ -411,6 +417,7 @@ class SiteConsumer(CheckedSocket):
             await self.close(code=CLOSE_LOGGED_OUT)
             return
         if user.is_restricted:
+            log.info("site socket refused to user %s: restricted", user.pk, extra={"user": user.pk})
             await self.close(code=CLOSE_RESTRICTED)
             return
         self.refresh = Coalesced(self.send_waiting, f"the waiting games of user {user.pk}")

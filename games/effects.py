@@ -31,6 +31,13 @@ def task_on_commit(name, *args, **options):
     transaction.on_commit(partial(_send_task, name, args, options))
 
 
+def log_on_commit(logger, message, *args, level=logging.INFO, **fields):
+    """Logs `message % args` once the current transaction commits, so that a start or a
+    time-out that was rolled back says nothing; `fields` (game, user, seat: ids) go with it
+    as `extra=`, fields of their own in the JSON logs (config/logs.py)."""
+    transaction.on_commit(partial(logger.log, level, message, *args, extra=fields))
+
+
 def _send_task(name, args, options):
     try:
         current_app.tasks[name].apply_async(args, **options)

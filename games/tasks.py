@@ -83,6 +83,7 @@ def wake_stalled_bots():
     now = timezone.now()
     before = now - timedelta(seconds=settings.BOT_STALL_SECONDS)
     woken = 0
+    games = []
     for game in Game.objects.bots_stalled(before).only("pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats"):
         claimed = Game.objects.filter(
             pk=game.pk, last_seq=game.last_seq, bot_due_at=game.bot_due_at
@@ -94,6 +95,14 @@ def wake_stalled_bots():
         for seat in bots:
             play_bot.delay(game.pk, seat, game.last_seq)
             woken += 1
+        if bots:
+            games.append(game.pk)
+    if woken:
+        # A bot's move was lost on its way (a worker killed, a broker restarted): worth a
+        # look. A sweep that finds nothing says nothing.
+        log.warning("%s bot moves had waited over %s s and were sent again (games %s)", woken,
+                    settings.BOT_STALL_SECONDS, ", ".join(map(str, games)),
+                    extra={"games": games})
     return woken
 
 

@@ -262,6 +262,8 @@ def start_game(game_id):
         game.bot_seats = [s.number for s in seats if s.is_bot]
         game.save(update_fields=["status", "started_at", "bot_seats"])
         GameSnapshot.objects.create(game=game, seq=0, state=state.to_dict())
+        effects.log_on_commit(log, "game %s started: %s players, %s", game.pk, game.players,
+                              game.get_pace_display().lower(), game=game.pk)
         return _record(
             game, state, kind="deal", seat=None, actor=GameEvent.Actor.SYSTEM, user=None,
             action=None, events=state.initial_events(), idempotency_key=None, now=now,
@@ -307,6 +309,7 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     if columns.get("status") == Game.Status.FINISHED:
         # In the transaction that records the end: a game is rated exactly when it ends.
         ratings.game_finished(game, state, now)
+        effects.log_on_commit(log, "game %s finished at event %s", game.pk, seq, game=game.pk)
     pace = bot_pace(game)
     for bot in bots_to_move:
         effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq, **pace)

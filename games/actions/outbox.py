@@ -306,16 +306,25 @@ def deliver_outbox(game_id=None, now=None, limit=100):
             pks = [row.pk for row in claimed.rows]
             try:
                 send_claimed(claimed)
-            except Exception:
+            except Exception as exc:
                 retry = timezone.now() + timedelta(seconds=settings.OUTBOX_RETRY_SECONDS)
                 EmailOutbox.objects.filter(pk__in=pks).update(sent_at=None, skipped="",
                                                               not_before=retry)
-                log.exception("could not send outbox rows %s; left for the retry", pks)
+                log.error("email %s to user %s (game %s) failed, tried again in %s s: %s",
+                          claimed.kind, user_id, _game_ids(claimed), settings.OUTBOX_RETRY_SECONDS,
+                          exc, extra={"user": user_id, "game": claimed.row.game_id, "rows": pks})
                 return sent
             EmailOutbox.objects.filter(pk__in=pks).update(
                 skipped="", via="digest" if claimed.kind == DIGEST else "email")
+            log.info("email %s sent to user %s (game %s)", claimed.kind, user_id,
+                     _game_ids(claimed), extra={"user": user_id, "game": claimed.row.game_id})
             sent += 1
     return sent
+
+
+def _game_ids(claimed):
+    """The games an email is about, for its log line: one, or a digest's several."""
+    return ", ".join(str(pk) for pk in sorted({row.game_id for row in claimed.rows}))
 
 
 def replan(user_id, now=None):

@@ -9,15 +9,18 @@ take the seat back. Both are synchronous: call them through
 `database_sync_to_async`. See docs/clocks.md.
 """
 
+import logging
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import deadlines, store
+from games import deadlines, effects, store
 from games.actions import clock
 from games.models import Game
+
+log = logging.getLogger(__name__)
 
 _DONE = (Game.Status.FINISHED, Game.Status.ABORTED)
 
@@ -66,6 +69,8 @@ def seat_connected(game_id, seat):
         if stand_in and stand_in["reason"] == "away":
             more["stand_ins"] = {k: v for k, v in game.stand_ins.items() if k != str(seat)}
             more["bot_seats"] = [s for s in game.bot_seats if s != seat]
+            effects.log_on_commit(log, "game %s: seat %s is back, its bot stands down",
+                                  game.pk, seat, game=game.pk, seat=seat)
             if seat in game.waiting_on:
                 kind = store.load_state(game).view(None).get("decision")
                 more["clocks"] = {**game.clocks,

@@ -22,7 +22,6 @@ import logging
 from django.contrib.admin.models import CHANGE, LogEntry
 
 from games import effects
-from games import effects
 from games.actions import decisions
 from games.models import Game, GameEvent, Seat
 

@@ -96,6 +96,8 @@ def handle(game, now):
         if hold_until and hold_until <= now and key not in stand_ins:
             seat = int(key)
             stand_ins[key] = {"reason": "away", "since": deadlines.iso(now)}
+            effects.log_on_commit(log, "game %s: seat %s is away, a bot plays for it until "
+                                  "its player is back", game.pk, seat, game=game.pk, seat=seat)
             if seat not in bot_seats:
                 bot_seats.append(seat)
             if clocks.pop(key, None) is not None or seat in game.waiting_on:
@@ -169,6 +171,10 @@ class _AlreadyFired(Exception):
 
 
 def _decide_for(game, seat, key, idempotency_key, now):
+    """The time-out's decision, through the decision door; logged once it commits (inside
+    the caller's savepoint: a time-out found already recorded says nothing)."""
+    effects.log_on_commit(log, "game %s: seat %s timed out", game.pk, seat,
+                          game=game.pk, seat=seat)
     state = store.load_state(game)
     if game.pace == Game.Pace.REALTIME:
         action = state.auto_action(seat)
@@ -180,6 +186,8 @@ def _decide_for(game, seat, key, idempotency_key, now):
             # decision (a drawn card to play) already goes to the bot.
             changes["stand_ins"] = {**game.stand_ins, key: {"reason": "timeouts", "since": deadlines.iso(now)}}
             changes["bot_seats"] = sorted(set(game.bot_seats) | {seat})
+            effects.log_on_commit(log, "game %s: seat %s timed out %s times, a bot plays it "
+                                  "to the end", game.pk, seat, count, game=game.pk, seat=seat)
         Game.objects.filter(pk=game.pk).update(**changes)
     elif game.missed_deadline == Game.MissedDeadline.LEAVE:
         action = {"type": "concede"}
