@@ -67,6 +67,20 @@ emails = Counter(
     ["kind", "result"])
 
 
+_decision_children = {}  # actor -> its counter and histogram: labels() costs a lock and a look-up
+
+
+def decision_applied(actor, seconds):
+    """Counts one applied decision of `actor` that took `seconds` (games.actions.decisions):
+    a few microseconds on every move, so the labelled children are looked up once."""
+    children = _decision_children.get(actor)
+    if children is None:
+        children = _decision_children[actor] = (decisions_applied.labels(actor),
+                                                decision_seconds.labels(actor))
+    children[0].inc()
+    children[1].observe(seconds)
+
+
 def counted_sockets(kind, app):
     """`app` (the ASGI application of one kind of socket) with its sockets counted in
     wct_sockets_open{kind} from their acceptance until the application returns, however its

@@ -141,9 +141,7 @@ def _measured(function):
             metrics.decisions_refused.labels(_REFUSAL_REASON.get(type(exc), "refused")).inc()
             raise
         if not result.replayed:
-            actor = result.event.actor
-            metrics.decisions_applied.labels(actor).inc()
-            metrics.decision_seconds.labels(actor).observe(time.perf_counter() - started)
+            metrics.decision_applied(result.event.actor, time.perf_counter() - started)
         return result
 
     return wrapper
