@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from games.actions import rematch
-from games.models import Game
+from games.models import Game, Seat
 
 from . import services
 from .forms import BotForm, InviteBotForm, TableForm
@@ -66,10 +66,14 @@ def index(request):
     # above the list ("Your games", games.context.my_games: docs/my-games.md).
     mine = []
     if request.user.is_authenticated:
+        # ...and the Play again tables holding a seat for them (docs/table.md).
+        held = set(Seat.objects.held().filter(held_for=request.user)
+                   .values_list("game_id", flat=True))
         mine = [
-            {"game": game, "link": _link(game)}
-            for game in Game.objects.open_tables().filter(seats__user=request.user)
-            .order_by("-created_at")
+            {"game": game, "link": _link(game), "held": game.pk in held}
+            for game in Game.objects.open_tables().filter(Q(seats__user=request.user)
+                                                          | Q(pk__in=held))
+            .distinct().order_by("-created_at")
         ]
     context = {"tables": tables, "mine": mine}
     if request.htmx:

@@ -153,10 +153,13 @@ def test_a_held_player_declines_from_the_new_tables_page(client, ana, bo):
     game = finish(make_started_game([ana, bo], players=4, private=True))
     new = rematch.play_again(game.pk, ana)
     client.force_login(bo)
+    lobby_page = client.get(reverse("lobby:index")).content.decode()
+    assert f"Table {new.pk}</a> — a seat is held for you" in lobby_page
     page = held_page(client, new)  # private, yet Bo's to join or decline
     assert f'action="{reverse("lobby:decline", args=[new.pk])}"' in page
     client.post(reverse("lobby:decline", args=[new.pk]))
     assert new.seats.get(number=1).is_free()
+    assert f"Table {new.pk}</a>" not in client.get(reverse("lobby:index")).content.decode()
 
 
 def test_a_hold_ends_when_its_time_runs_out(client, ana, bo, ed):
