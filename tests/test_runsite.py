@@ -4,6 +4,7 @@ in words."""
 
 import email
 import email.policy
+import json
 import os
 import re
 import socket
@@ -92,3 +93,75 @@ def test_email_links_point_at_the_address_served(embedded_env, smtp_server):
     finally:
         site.terminate()
         site.wait(timeout=30)
+
+
+def _sign_up(address, username):
+    """Signs `username` up on the site at `address` as a browser would (form, CSRF cookie)."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(address + "accounts/signup/", timeout=30) as page:
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"',
+                          page.read().decode()).group(1)
+    form = urllib.parse.urlencode({
+        "csrfmiddlewaretoken": token, "username": username, "email": f"{username}@example.com",
+        "display_name": "", "password1": "wild-cards-correct-horse-9",
+        "password2": "wild-cards-correct-horse-9",
+    }).encode()
+    request = urllib.request.Request(address + "accounts/signup/", data=form,
+                                     headers={"Referer": address + "accounts/signup/"})
+    with opener.open(request, timeout=30) as answer:
+        assert answer.status == 200
+
+
+def test_without_an_smtp_server_each_email_is_printed_under_a_banner_with_its_link_whole(
+        embedded_env):
+    """`make run` on a fresh machine: the confirmation email is easy to find among the
+    logs, under a banner naming who it is for, its link on a line of its own."""
+    env = {k: v for k, v in embedded_env.items()
+           if k not in ("SITE_URL", "EMAIL_HOST", "EMAIL_BACKEND")}
+    env.update(SIGNUP_RATE_LIMIT="100")
+    site = subprocess.Popen([sys.executable, "manage.py", "runsite", "--port", "0"], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        address = site.stdout.readline().strip().rsplit(" ", 1)[1]
+        said = [site.stdout.readline().strip() for _ in range(2)]
+        assert said[1].startswith("No EMAIL_HOST: each email is printed here"), said
+        _sign_up(address, "newcomer")
+        lines = []
+        for line in site.stdout:  # up to the end of the first email printed
+            lines.append(line.rstrip("\n"))
+            if "END OF EMAIL" in line or line.startswith("-" * 79):  # ours, or Django's
+                break
+        start = next(i for i, line in enumerate(lines) if "EMAIL (not sent" in line)
+        email_lines = lines[start:]
+        assert email_lines[0] == " EMAIL (not sent: no EMAIL_HOST is set) ".center(78, "=")
+        assert email_lines[1:3] == [
+            "To:      newcomer@example.com",
+            "Subject: Confirm your email address for Wild Cards Teams"], email_lines
+        links = [line for line in email_lines if line.startswith(f"{address}accounts/confirm/")]
+        assert len(links) == 1 and links[0].endswith("/"), email_lines
+        assert email_lines[-1] == " END OF EMAIL ".center(78, "=")
+        with urllib.request.urlopen(links[0], timeout=30) as confirmed:  # works as printed
+            assert confirmed.status == 200
+    finally:
+        site.terminate()
+        site.wait(timeout=30)
+
+
+def test_log_format_json_makes_every_line_the_site_logs_a_json_object(embedded_env):
+    """The embedded site's every log line (Daphne's, Celery's worker and beat, the site's
+    own) is one JSON object; the confirmation email's line names its user."""
+    env = dict(embedded_env, LOG_FORMAT="json", SIGNUP_RATE_LIMIT="100", LOG_LEVEL="INFO")
+    site = subprocess.Popen([sys.executable, "manage.py", "runsite", "--port", "0"], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        address = site.stdout.readline().strip().rsplit(" ", 1)[1]
+        _sign_up(address, "newcomer")  # answered once its email is sent and logged
+    finally:
+        site.terminate()
+        _, logged = site.communicate(timeout=30)
+
+    parsed = [json.loads(line) for line in logged.splitlines()]
+    assert {"time", "level", "logger", "message"} <= set(parsed[0])
+    (sent,) = [d for d in parsed if d["message"].startswith("email confirm sent to user ")]
+    assert sent["logger"] == "accounts.emails" and sent["user"] == int(sent["message"].split()[-1])
+    assert not [d for d in parsed if "sweep" in d["message"]], "a sweep said something at INFO"
