@@ -105,7 +105,10 @@ class Command(BaseCommand):
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         commands = {
             **{f"web-{n + 1}" if web > 1 else "web":
-               [python, "-m", "daphne", "--fd", str(fd), "config.asgi:application"]
+               # No access line per request (Daphne's default, on stdout): as in production,
+               # the logs are the site's events (docs/deploy.md, "Logs").
+               [python, "-m", "daphne", "--fd", str(fd), "--access-log", os.devnull,
+                "config.asgi:application"]
                for n in range(web)},
             "worker": [python, "-m", "celery", "-A", "config", "worker", "-l", "INFO",
                        "--concurrency", os.environ.get("WORKER_CONCURRENCY", "2")],
