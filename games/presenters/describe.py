@@ -188,7 +188,7 @@ def describe(event, reader, names, players):
         if action == "remove":
             return f"A moderator removed {player} from the table."
         if action == "options":
-            changed = ", ".join(name.replace("_", " ") for name in event.get("options", {}))
+            changed = ", ".join(option.replace("_", " ") for option in event.get("options", {}))
             return f"A moderator changed the table's options: {changed}."
         if action == "hide":
             return f"A moderator hid a chat message by {player}."
