@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from tests.browser_support import chromium_browser, require_chromium  # noqa: F401 (fixture)
+from tests.browser_support import PATIENCE_MS, chromium_browser, require_chromium  # noqa: F401 (fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -55,7 +55,8 @@ def daphne_url(transactional_db):
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 30
+    # Importing the site takes seconds on a busy machine: the port answering is the sign.
+    deadline = time.monotonic() + 90
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
@@ -79,7 +80,7 @@ def daphne_url(transactional_db):
 def new_page(browser, **context_options):
     context = browser.new_context(**context_options)
     page = context.new_page()
-    page.set_default_timeout(4_000)
+    page.set_default_timeout(PATIENCE_MS)
     return page
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, require_chromium
 
 
 @pytest.fixture
@@ -13,6 +13,6 @@ def replay_page():
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page()
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(PATIENCE_MS)
         yield page
         browser.close()

@@ -30,7 +30,7 @@ from django.db import connection
 from django.test import Client
 
 from config.celery import app as celery_app
-from tests.browser_support import chromium_browser, require_chromium  # noqa: F401 (fixture)
+from tests.browser_support import PATIENCE_MS, chromium_browser, require_chromium  # noqa: F401 (fixture)
 
 ROOT = Path(settings.BASE_DIR)
 # Our own Redis (never the shared one on 6379); one port per pytest-xdist worker, if any.
@@ -317,5 +317,5 @@ def page_for(browser, base_url, user, context=None):
         context.add_cookies([{"name": "sessionid", "value": session_cookie(user),
                               "url": base_url}])
     page = context.new_page()
-    page.set_default_timeout(8_000)
+    page.set_default_timeout(PATIENCE_MS)
     return page

@@ -103,7 +103,7 @@ def test_a_clicked_move_whose_database_connection_dies_shows_an_error_and_can_be
     # The page still offers the same choice, the card still chosen; sent again, it goes through.
     assert page.locator("#hand-form .choosable[aria-pressed=true]").count() == 1
     page.get_by_role("button", name="Pass card").click()
-    wait_until(lambda: GameEvent.objects.filter(game=game, seat=0).exists(), 10, "the move")
+    wait_until(lambda: GameEvent.objects.filter(game=game, seat=0).exists(), 60, "the move")
     page.get_by_text("You chose").first.wait_for()
     assert page.locator("#table-status [role=alert]").count() == 0
     assert GameEvent.objects.filter(game=game).count() == 2

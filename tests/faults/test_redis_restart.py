@@ -37,13 +37,13 @@ def seq_of(page):
     return int(page.locator("#table-page").get_attribute("data-seq"))
 
 
-def wait_seq(page, seq, timeout=30_000):
+def wait_seq(page, seq, timeout=60_000):
     page.wait_for_function(
         "s => parseInt(document.getElementById('table-page').dataset.seq) >= s",
         arg=seq, timeout=timeout)
 
 
-def live(page, timeout=30_000):
+def live(page, timeout=60_000):
     page.locator("#connection[data-state=live]").wait_for(timeout=timeout)
 
 
@@ -78,9 +78,9 @@ def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_red
     # Ana moves while Redis is gone: the move is a PostgreSQL transaction and is stored;
     # only its push is lost.
     pass_a_card(ana_page)
-    wait_until(lambda: GameEvent.objects.filter(game=game, seq=4).exists(), 15, "Ana's move")
+    wait_until(lambda: GameEvent.objects.filter(game=game, seq=4).exists(), 60, "Ana's move")
     for page in pages:
-        page.locator("#connection[data-state=offline]").wait_for(timeout=20_000)
+        page.locator("#connection[data-state=offline]").wait_for(timeout=60_000)
 
     redis.start()
     # Every page reconnects and fetches what it missed (seq 4) over HTTP.
@@ -91,7 +91,7 @@ def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_red
 
     # Pushes reach every page live again, on the socket it has now (no further reconnect).
     pass_a_card(bo_page)  # the last setup card: partners swap, then play begins
-    wait_until(lambda: GameEvent.objects.filter(game=game, seq=5).exists(), 15, "Bo's move")
+    wait_until(lambda: GameEvent.objects.filter(game=game, seq=5).exists(), 60, "Bo's move")
     for page in pages:
         wait_seq(page, 5)
     assert {page: page.evaluate("window.__sockets") for page in (ana_page, bo_page)} == sockets
@@ -153,7 +153,7 @@ def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_f
 
     redis.kill()
     pass_a_card(page)
-    page.get_by_text("You chose").first.wait_for(timeout=30_000)  # the answer to the post
+    page.get_by_text("You chose").first.wait_for(timeout=60_000)  # the answer to the post
     assert page.locator("#flash").text_content() == ""
     assert page.locator("#table-status [role=alert]").count() == 0
     game.refresh_from_db()
