@@ -62,7 +62,11 @@ def test_two_players_chat_live_and_a_spectator_sees_none_of_it(daphne_url, chrom
     ed_page.locator("#chat-text").fill("Watching from the rail")
     ed_page.keyboard.press("Enter")
     ed_page.locator("#chat .chat-line", has_text="Watching from the rail").wait_for()
-    ana_page.wait_for_timeout(800)
+    # A line of Bo's, sent after Ed's was pushed, reaches Ana through the same channel: had
+    # Ed's line been pushed to her, it would have come first.
+    bo_page.locator("#chat-text").fill("After the rail")
+    bo_page.locator("#chat-form .chat-send").click()
+    ana_page.locator("#chat .chat-line", has_text="After the rail").wait_for()
     assert "Watching from the rail" not in ana_page.locator("#chat").inner_text()
     assert lines(ed_page) == ["Watching from the rail"]
     assert "The players do not see this room" in ed_page.locator("#chat").inner_text()

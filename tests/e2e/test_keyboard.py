@@ -1,26 +1,53 @@
 """In Chromium, by keyboard alone: the skip link, the shortcuts' list, choosing and passing a
 card in the setup pass, and drawing."""
 
-import time
-
 import pytest
 
 from games.models import GameEvent
+from tests.browser_support import wait_until
 from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page
-from tests.e2e.test_table_browser import seq_of, wait_past
+from tests.e2e.test_table_browser import finished, seq_of, wait_for_news, wait_past
 
 pytestmark = [pytest.mark.browser]
 
+# The number keys ("0" is the tenth) of the first `n` cards of the hand that may be played
+# or chosen now and are not chosen yet, as far as the keys reach.
+KEYS_OF_CARDS = """(n) => Array.from(document.querySelectorAll('#hand-form .hand-card'))
+  .map((b, i) => (!b.disabled && b.getAttribute('aria-pressed') !== 'true' && i < 10
+                  ? String((i + 1) % 10) : null))
+  .filter(Boolean).slice(0, n)"""
+
 
 def wait_for_event(game, **fields):
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        found = GameEvent.objects.filter(game=game, **fields).first()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"no event {fields}")
+    return wait_until(lambda: GameEvent.objects.filter(game=game, **fields).first(),
+                      f"an event {fields}")
+
+
+def move_by_keyboard(page):
+    """Makes this seat's decision by key, if it has one other than drawing: cards to swap or
+    give by their numbers, then S; else the first card it may play (Blue for a Wild), else T
+    to take a penalty or P to pass. True if it pressed."""
+    form = page.locator("#hand-form")
+    mode = form.get_attribute("data-mode") if form.count() else ""
+    if mode in ("pick", "give"):
+        pressed = page.locator("#hand-form .hand-card[aria-pressed=true]").count()
+        for key in page.evaluate(KEYS_OF_CARDS, int(form.get_attribute("data-need")) - pressed):
+            page.keyboard.press(key)
+        page.keyboard.press("s")
+        return True
+    if mode != "play":
+        return False
+    for key in page.evaluate(KEYS_OF_CARDS, 1):
+        page.keyboard.press(key)
+        if page.locator(".colour-choice:not([hidden])").count():
+            page.keyboard.press("b")
+        return True
+    for key, button in (("t", "#btn-take"), ("p", "#btn-pass")):
+        if page.locator(button).count():
+            page.keyboard.press(key)
+            return True
+    return False
 
 
 def test_a_player_plays_by_keyboard(daphne_url, chromium_browser):
@@ -51,17 +78,22 @@ def test_a_player_plays_by_keyboard(daphne_url, chromium_browser):
     assert mine.action == {"type": "pass", "card": code}
     wait_past(page, seq)
 
-    # Later, when this seat may draw, D draws.
-    deadline = time.monotonic() + 20
-    while not page.locator("#btn-draw").count() and time.monotonic() < deadline:
-        page.keyboard.press("1")  # play the first card when nothing else is offered
-        page.wait_for_timeout(400)
+    # Later, when this seat may draw, D draws. Until then it decides by key, each decision
+    # followed by the page showing it (and the bots' answers), or waits for its turn.
+    for _ in range(300):
+        if page.locator("#btn-draw").count() or finished(page):
+            break
+        seq = seq_of(page)
+        if move_by_keyboard(page):
+            wait_past(page, seq)
+        else:
+            wait_for_news(page, seq)
     if page.locator("#btn-draw").count():
-        before = GameEvent.objects.filter(game=game, seat=0, kind="draw").count()
+        def drawn():
+            return GameEvent.objects.filter(game=game, seat=0, kind="draw").count()
+
+        before = drawn()
         page.keyboard.press("d")
-        deadline = time.monotonic() + 10
-        while (GameEvent.objects.filter(game=game, seat=0, kind="draw").count() == before
-               and time.monotonic() < deadline):
-            time.sleep(0.1)
-        assert GameEvent.objects.filter(game=game, seat=0, kind="draw").count() == before + 1
+        wait_until(lambda: drawn() != before, "the draw")
+        assert drawn() == before + 1
 

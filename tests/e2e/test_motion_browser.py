@@ -14,21 +14,29 @@ import pytest
 from games.models import Game, GameEvent
 from lobby import services as lobby
 from tests.conftest import make_user
+from tests.browser_support import PATIENCE_MS
 from tests.e2e.conftest import ARTIFACTS, logged_in_page
-from tests.e2e.test_table_browser import act_once, seq_of
+from tests.e2e.test_table_browser import act_once, seq_of, wait_for_news, wait_past
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Before the page's own scripts: counts every element.animate and every oscillator started.
+# Before the page's own scripts: counts every element.animate and every oscillator started,
+# and keeps every audio context made, so that a test can see when one runs.
 COUNT = """
 window.__animateCalls = 0;
 window.__oscillators = 0;
+window.__audio = [];
 const animate = Element.prototype.animate;
 Element.prototype.animate = function () { window.__animateCalls++; return animate.apply(this, arguments); };
 for (const Ctx of [window.AudioContext, window.webkitAudioContext]) {
   if (!Ctx) continue;
   const make = Ctx.prototype.createOscillator;
   Ctx.prototype.createOscillator = function () { window.__oscillators++; return make.apply(this, arguments); };
+}
+if (window.AudioContext) {
+  window.AudioContext = class extends window.AudioContext {
+    constructor(...args) { super(...args); window.__audio.push(this); }
+  };
 }
 """
 
@@ -68,7 +76,7 @@ def open_table(browser, base_url, user, game, **context_options):
         context = browser.new_context(viewport={"width": 1100, "height": 850}, **context_options)
         context.add_cookies(cookies)
         page = context.new_page()
-        page.set_default_timeout(4_000)
+        page.set_default_timeout(PATIENCE_MS)
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -92,13 +100,11 @@ def play_moves(page, game, count):
         seq = seq_of(page)
         if act_once(page):
             made += 1
-            page.wait_for_function("s => parseInt(document.getElementById('table-page').dataset.seq) > s",
-                                   arg=seq, timeout=15_000)
+            wait_past(page, seq)
         else:
-            page.wait_for_timeout(150)
+            wait_for_news(page, seq)
     game.refresh_from_db()
-    page.wait_for_function("s => parseInt(document.getElementById('table-page').dataset.seq) >= s",
-                           arg=game.last_seq, timeout=15_000)
+    wait_past(page, game.last_seq - 1)
     return made
 
 
@@ -115,7 +121,7 @@ def test_moves_animate_and_the_last_player_to_act_is_marked_as_each_push_arrives
         daphne_url, chromium_browser):
     ana, game = game_against_bots(seed=3)
     page, errors = open_table(chromium_browser, daphne_url, ana, game)
-    page.wait_for_timeout(300)
+    wait_past(page, game.last_seq - 1)  # the page shows the game as it is stored
 
     made = play_moves(page, game, 8)
 
@@ -139,7 +145,7 @@ def test_moves_animate_and_the_last_player_to_act_is_marked_as_each_push_arrives
     plate = page.locator("#table-seats .plate.last-acted")
     assert plate.get_attribute("aria-label").endswith(", last to act")
     # Nothing stays on the layer once the motion is over.
-    page.wait_for_function("() => !document.querySelector('.motion-layer .motion-card')", timeout=3_000)
+    page.wait_for_function("() => !document.querySelector('.motion-layer .motion-card')")
     page.screenshot(path=str(ARTIFACTS / "motion-table.png"))
     assert errors == []
 
@@ -191,6 +197,7 @@ def test_the_sound_is_off_until_turned_on_and_is_remembered(daphne_url, chromium
     toggle = page.get_by_role("button", name="Sound: on")
     assert toggle.get_attribute("aria-pressed") == "true"
     page.locator("#table-status").click()
+    page.wait_for_function("() => window.__audio.some((audio) => audio.state === 'running')")
     play_moves(page, game, 3)
     assert page.evaluate("() => window.__oscillators") > 0
 

@@ -5,10 +5,12 @@ import time
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from games import engine
 from games.models import Game
 from lobby import services as lobby
+from tests.browser_support import PATIENCE_MS, wait_until
 from tests.conftest import make_user
 from tests.e2e.conftest import ARTIFACTS, logged_in_page, new_page
 
@@ -19,16 +21,30 @@ CARD_NAME = re.compile(
     r"|Wild|Wild Team Play|Wild Team Draw 4)$"
 )
 PICK = re.compile(r"^(Pass|Swap) card$")
+# How long one try at a decision may take before the caller tries again (a push may have
+# replaced the hand between a look and a click): no condition to wait for, a try to repeat.
+ATTEMPT_MS = 10_000
 
 
 def seq_of(page):
     return int(page.locator("#table-page").get_attribute("data-seq"))
 
 
-def wait_past(page, seq, timeout=15_000):
+def wait_past(page, seq, timeout=PATIENCE_MS):
     page.wait_for_function(
         "s => parseInt(document.getElementById('table-page').dataset.seq) > s", arg=seq, timeout=timeout
     )
+
+
+def wait_for_news(page, seq):
+    """After a look that found nothing to click: waits until the page shows an event past
+    `seq`, offers this seat a decision (a push may have replaced the hand mid-click) or shows
+    the final result, whichever comes first."""
+    page.wait_for_function(
+        """s => parseInt(document.getElementById('table-page').dataset.seq) > s
+          || !!document.querySelector('#hand-form:not([data-mode=""])')
+          || Array.from(document.querySelectorAll('h2'), (h) => h.textContent.trim())
+               .includes('Final result')""", arg=seq)
 
 
 def finished(page):
@@ -38,12 +54,16 @@ def finished(page):
 def act_once(page):
     """Makes this seat's decision by clicking, if it has one. True if it clicked.
 
-    A push may replace the hand between a look and a click: then it tries again later.
+    A push may replace the hand between a look and a click: then this try gives up after
+    ATTEMPT_MS, and the caller tries again once the page has news (wait_for_news).
     """
+    page.set_default_timeout(ATTEMPT_MS)
     try:
         return _act_once(page)
     except PlaywrightTimeout:
         return False
+    finally:
+        page.set_default_timeout(PATIENCE_MS)
 
 
 def _act_once(page):
@@ -69,7 +89,9 @@ def _act_once(page):
     if playable.count():
         card = playable.first
         if card.get_attribute("data-wild"):
-            card.click()
+            # Its click opens its colours, or closes them if an earlier try left them open.
+            if card.get_attribute("aria-expanded") != "true":
+                card.click()
             page.locator(".colour-choice:not([hidden])").get_by_role("button", name="Blue").click()
         else:
             card.click()
@@ -80,6 +102,13 @@ def _act_once(page):
             button.click()
             return True
     return False
+
+
+def waits_on_a_person(game, seats):
+    """True once the game waits on one of `seats` (people) or is over: the bots' answers to a
+    move are then stored."""
+    game.refresh_from_db()
+    return game.status != Game.Status.ACTIVE or bool(set(game.waiting_on) & seats)
 
 
 def play_to_the_end(page, *, screenshot_after=None, limit=600, stall_seconds=90):
@@ -101,7 +130,7 @@ def play_to_the_end(page, *, screenshot_after=None, limit=600, stall_seconds=90)
             if moves == screenshot_after:
                 page.screenshot(path=str(ARTIFACTS / "table-midgame.png"), full_page=True)
         else:
-            page.wait_for_timeout(150)
+            wait_for_news(page, seq)
     return moves
 
 
@@ -118,10 +147,10 @@ def test_a_newcomer_signs_up_adds_three_bots_and_plays_a_whole_game_by_clicking(
     page.get_by_role("link", name="Create a table").click()
     page.get_by_role("button", name="Create the table").click()
     page.wait_for_url(re.compile(r"/tables/\d+/$"))
-    for _ in range(3):
+    for left in (2, 1, 0):
         page.get_by_label("Bot level").first.select_option("easy")
         page.get_by_role("button", name="Add bot").first.click()
-        page.wait_for_load_state()
+        expect(page.get_by_role("button", name="Add bot")).to_have_count(left)  # the page after it
     page.get_by_role("button", name="Start").click()
     page.wait_for_url(re.compile(r"/games/\d+/$"))
     page.locator("#connection[data-state=live]").wait_for()
@@ -178,7 +207,8 @@ def test_two_people_at_one_table_see_each_others_moves_live(daphne_url, chromium
             break
         mover, watcher = (ana_page, bo_page) if 0 in game.waiting_on else (bo_page, ana_page)
         if not set(game.waiting_on) & {0, 1}:
-            mover.wait_for_timeout(200)
+            # The bots answer inside the move's request: it is on its way.
+            wait_until(lambda: waits_on_a_person(game, {0, 1}), "the bots to answer")
             continue
         seq = seq_of(watcher)
         before = mover.locator("#hand-form .hand-card").count()

@@ -13,7 +13,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page
-from tests.e2e.test_table_browser import finished, seq_of, wait_past
+from tests.browser_support import PATIENCE_MS
+from tests.e2e.test_table_browser import ATTEMPT_MS, finished, seq_of, wait_for_news, wait_past
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -65,12 +66,15 @@ def _decide(page, seen, check):
     playable = page.locator("#hand-form .hand-card.playable")
     if playable.count():
         card = playable.first
-        card.click()
         if card.get_attribute("data-wild"):
+            # Its click opens its colours, or closes them if an earlier try left them open.
+            if card.get_attribute("aria-expanded") != "true":
+                card.click()
             seen.add("colour")
             check(page, "the colour choice of a Wild")
             page.locator(".colour-choice:not([hidden])").get_by_role("button", name="Blue").click()
         else:
+            card.click()
             seen.add("play")
         return True
     for selector, what in (("#btn-take", "take"), ("#btn-draw", "draw"), ("#btn-pass", "pass")):
@@ -105,15 +109,18 @@ def play_measuring(page, check, *, limit=400, moves=None, stall_seconds=60):
         if page.locator("#hand-form[data-mode=play], #hand-form[data-mode=pick], "
                         "#hand-form[data-mode=give]").count():
             check(page, f"at event {seq}")
+        page.set_default_timeout(ATTEMPT_MS)  # a try, repeated once the page has news
         try:
             acted = _decide(page, seen, check)
         except PlaywrightError as error:  # a push replaced the hand between a look and a click
             acted, failed = False, str(error).splitlines()[:12]
+        finally:
+            page.set_default_timeout(PATIENCE_MS)
         if acted:
             made += 1
             wait_past(page, seq)
         else:
-            page.wait_for_timeout(100)
+            wait_for_news(page, seq)
     return seen, made
 
 

@@ -5,9 +5,10 @@ import pytest
 
 from games.models import Game
 
+from tests.browser_support import wait_until
 from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page
-from tests.e2e.test_table_browser import act_once, seq_of, wait_past
+from tests.e2e.test_table_browser import act_once, seq_of, wait_past, waits_on_a_person
 
 pytestmark = [pytest.mark.browser]
 
@@ -26,7 +27,9 @@ def test_the_tab_shows_your_turn_and_the_discard_list_stays_open(daphne_url, chr
     seq = seq_of(page)
     assert act_once(page)  # the pass: the bots answer, and their moves are pushed
     wait_past(page, seq)
-    page.wait_for_timeout(300)
+    # Every answer stored and shown: the list stayed open through each of their pushes.
+    wait_until(lambda: waits_on_a_person(game, {0}), "the bots to answer")
+    wait_past(page, game.last_seq - 1)
     assert page.locator("#discard-list").evaluate("d => d.open")
     # Once the game waits for others, the tab says nothing.
     page.wait_for_function(
