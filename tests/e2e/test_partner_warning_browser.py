@@ -1,6 +1,13 @@
 """A seat's time running out, in a real Chromium served by a real Daphne: the partner's page
 warns them, the seat's own page too, at the right moment and without a server event; a plate
-shows its seat's time-outs (docs/table.md, "Time running out")."""
+shows its seat's time-outs (docs/table.md, "Time running out").
+
+The pages count the time left with their own clock. Here that clock is Playwright's: it runs
+as the real one while the pages open, then is held a little before the moment under test and
+moved on by hand, so that what a page shows at each second does not depend on how busy the
+machine is. The clocks in the database are far enough ahead that no real deadline passes
+meanwhile.
+"""
 
 import re
 from datetime import datetime, timedelta
@@ -42,14 +49,31 @@ def text(locator):
     return " ".join(locator.text_content().split())
 
 
+def due_of(game, seat):
+    game.refresh_from_db()
+    return datetime.fromisoformat(game.clocks[str(seat)]["due"])
+
+
 def open_table(browser, base, user, game, width=1100, height=850):
     page = logged_in_page(browser, base, user)
     page.set_viewport_size({"width": width, "height": height})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.clock.install()  # runs as the real clock until a test holds it
     page.goto(f"{base}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
     return page, errors
+
+
+def run_until_shown(page, sel):
+    """Moves the page's held clock on a second at a time until the warning `sel` shows; its
+    time left then, as the page counts it."""
+    for _ in range(5):
+        left = page.evaluate(SHOWN_WITH_LEFT, sel)
+        if left:
+            return left
+        page.clock.run_for(1_000)
+    pytest.fail(f"{sel} never showed")
 
 
 def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_outs(
@@ -63,11 +87,13 @@ def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_o
     lobby.start_table(game.pk, ana)
     game = Game.objects.get(pk=game.pk)
     assert set(game.clocks) == {"0", "2"}
-    # Bo's timer has 18 s left (the warning is due in 8 s: room for two pages to open on a
-    # busy machine before it shows); Ana's own is far off.
-    set_clocks(game, {2: 18, 0: 45})
+    # Bo's timer runs out in two minutes, Ana's own far later. Once both pages are open their
+    # clocks are held 12 s before Bo's time is up.
+    set_clocks(game, {2: 120, 0: 240})
     ana_page, ana_errors = open_table(chromium_browser, daphne_url, ana, game)
     bo_page, bo_errors = open_table(chromium_browser, daphne_url, bo, game)
+    for page in (ana_page, bo_page):
+        page.clock.pause_at(due_of(game, 2) - timedelta(seconds=12))
 
     partner_warning = ana_page.locator("#clock-warning-partner")
     assert ana_page.evaluate(LEFT, "#clock-warning-partner") > 10_000
@@ -77,8 +103,7 @@ def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_o
     assert bo_page.locator("#clock-warning-you").is_hidden()
 
     # Nothing is sent to the pages: each shows it when its own count reaches 10 s, not before.
-    left = ana_page.wait_for_function(SHOWN_WITH_LEFT, arg="#clock-warning-partner",
-                                      timeout=12_000).json_value()
+    left = run_until_shown(ana_page, "#clock-warning-partner")
     assert 8_500 < left <= 10_000, left
     assert re.fullmatch(r"Bo has (10|9) s left", partner_warning.inner_text().strip())
     assert ana_page.locator("#seat-2[data-low]").count() == 1
@@ -87,8 +112,7 @@ def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_o
     # Ana's own clock is not running out: no warning of her own.
     assert ana_page.locator("#clock-warning-you").is_hidden()
     # Bo, whose time it is, is warned on his page too, and his tab says it.
-    bo_left = bo_page.wait_for_function(SHOWN_WITH_LEFT, arg="#clock-warning-you",
-                                        timeout=3_000).json_value()
+    bo_left = run_until_shown(bo_page, "#clock-warning-you")
     assert 8_500 < bo_left <= 10_000, bo_left
     assert re.fullmatch(r"(10|9|8) s left to move",
                         bo_page.locator("#clock-warning-you").inner_text().strip())
@@ -99,7 +123,7 @@ def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_o
     said = text(announce)
     assert re.fullmatch(r"Your partner Bo has (10|9) seconds left\.", said)
     assert text(bo_page.locator("#clock-announce-you")).startswith("Your time is running out")
-    ana_page.wait_for_timeout(2_100)
+    ana_page.clock.run_for(2_100)
     assert text(announce) == said
     # ...while the plate counts on, second by second.
     assert int(text(chip).removesuffix(" s")) <= first - 2
@@ -136,13 +160,14 @@ def test_the_warnings_and_time_outs_fit_the_table(daphne_url, chromium_browser, 
     names = ["Ana", "Bo", "Cy", "Di", "Ed"][:half + 1]
     users = [make_user(name.lower(), display_name=name) for name in names]
     game = make_started_game(users, players=players, pace="realtime", move_seconds=15, seed=78)
-    # The reader (seat 0) and their partner both running low; two plates with time-outs.
-    set_clocks(game, {0: 7, half: 8})
+    # The reader (seat 0) and their partner both running low (7 s and 8 s left once the page's
+    # clock is held); two plates with time-outs.
+    set_clocks(game, {0: 120, half: 121})
     Game.objects.filter(pk=game.pk).update(timeouts={"1": 1, str(half): 2})
     page, errors = open_table(chromium_browser, daphne_url, users[0], game, width, height)
+    page.clock.pause_at(due_of(game, 0) - timedelta(seconds=7))
     page.locator("#clock-warning-partner:not([hidden])").wait_for()
     page.locator("#clock-warning-you:not([hidden])").wait_for()
-    page.wait_for_timeout(300)
     page.screenshot(path=str(ARTIFACTS / f"partner-warning-{players}-{width}.png"))
 
     boxes = page.evaluate("""(half) => {

@@ -14,6 +14,33 @@ from tests.history.helpers import make_finished_game, rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+# Before the page's own scripts: counts the fetches the page makes (static/js/replay.js
+# fetches each step it shows) and keeps the address of the last one.
+COUNT_FETCHES = """
+window.__fetches = 0;
+const pageFetch = window.fetch;
+window.fetch = function (url, ...rest) {
+  window.__fetches += 1;
+  window.__lastFetched = String(url);
+  return pageFetch.call(this, url, ...rest);
+};
+"""
+# The frame shows the step the page fetched last: no step is on its way.
+SETTLED = """() => !window.__lastFetched || Number(new URL(window.__lastFetched).searchParams
+  .get("step")) === Number(document.getElementById("replay").dataset.step)"""
+
+
+def still_after_its_timers_run(page, ms):
+    """Once no step is on its way: the step shown, then the page's own clock (Playwright's)
+    moved on by `ms`, which runs every timer the page set for that time. A step that came
+    after would have been fetched, and counted, at once. Returns the step shown."""
+    page.wait_for_function(SETTLED)
+    step, fetches = page.locator("#replay").get_attribute("data-step"), page.evaluate("window.__fetches")
+    page.clock.run_for(ms)
+    assert page.evaluate("window.__fetches") == fetches
+    assert page.locator("#replay").get_attribute("data-step") == step
+    return step
+
 
 @pytest.fixture
 def site_server(daphne_url):
@@ -114,6 +141,8 @@ def test_stepping_swaps_the_step_in_place_and_every_step_has_its_own_address(rep
 def test_autoplay_advances_by_itself_pauses_and_stops_at_the_end(replay_page, site_server):
     page = replay_page
     errors = watch_errors(page)
+    page.add_init_script(COUNT_FETCHES)
+    page.clock.install()  # runs as the real clock; moved on by hand below
     game, total = open_replay(page, site_server)
     position = page.locator("#replay-position")
     play = page.locator("#replay-play")
@@ -123,21 +152,20 @@ def test_autoplay_advances_by_itself_pauses_and_stops_at_the_end(replay_page, si
     play.click()
     expect(play).to_have_text("Pause")
     # Each step shows for a quarter of a second only: watched on every frame, not polled.
-    page.wait_for_function("() => Number(document.getElementById('replay').dataset.step) >= 3",
-                           timeout=5_000)
+    page.wait_for_function("() => Number(document.getElementById('replay').dataset.step) >= 3")
     play.click()
     expect(play).to_have_text("Play")
-    paused_at = page.locator("#replay").get_attribute("data-step")
-    page.wait_for_timeout(900)  # more than three steps at 4x
-    assert page.locator("#replay").get_attribute("data-step") == paused_at
+    # A step asked for before the pause may still land; after it, nothing more.
+    paused_at = still_after_its_timers_run(page, 900)  # more than three steps at 4x
+    assert int(paused_at) >= 3
 
     # Near the end it plays to the last step and stops there by itself.
     page.locator("#replay-step").fill(str(total - 2))
     expect(position).to_have_text(f"Step {total - 2} of {total}")
     play.click()
-    expect(position).to_have_text(f"Step {total} of {total}", timeout=5_000)
+    expect(position).to_have_text(f"Step {total} of {total}")
     expect(play).to_have_text("Play")
-    page.wait_for_timeout(600)
+    still_after_its_timers_run(page, 2_000)
     expect(position).to_have_text(f"Step {total} of {total}")
     expect(page).to_have_url(re.compile(rf"\?step={total}$"))
     assert errors == []
