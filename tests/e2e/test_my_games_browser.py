@@ -6,13 +6,16 @@ Screenshots of the page, the home page's panel and the header go to test-artifac
 """
 
 import pytest
+from django.conf import settings
+from playwright.sync_api import expect
 
 from games import tasks
 from games.models import Game
 from lobby import services as lobby
+from tests.browser_support import wait_until
 from tests.conftest import make_started_game, make_table, make_user, play_one
 from tests.e2e.conftest import ARTIFACTS, logged_in_page
-from tests.e2e.test_table_browser import act_once
+from tests.e2e.test_table_browser import act_once, seq_of, wait_past, waits_on_a_person
 
 pytestmark = [pytest.mark.browser]
 
@@ -44,14 +47,14 @@ def count_of(page):
     return 0 if badge.get_attribute("hidden") is not None else int(badge.inner_text())
 
 
-def wait_count(page, n, timeout=10_000):
+def wait_count(page, n):
     page.wait_for_function(
         "n => { const b = document.getElementById('waiting-count');"
-        " return (b.hidden ? 0 : parseInt(b.textContent, 10)) === n; }", arg=n, timeout=timeout)
+        " return (b.hidden ? 0 : parseInt(b.textContent, 10)) === n; }", arg=n)
 
 
 def socket_open(page):
-    page.wait_for_function("() => document.body.dataset.siteSocket === 'open'", timeout=10_000)
+    page.wait_for_function("() => document.body.dataset.siteSocket === 'open'")
 
 
 def table_ready(host, guest, pace=Game.Pace.TURN_BASED):
@@ -103,10 +106,14 @@ def test_the_count_and_the_list_follow_the_game_without_a_reload(daphne_url, chr
     tab.close()
 
     # Bo passes too; the bots have chosen already, so the pass is made and play begins. The
-    # count follows whoever the game now waits on, bots' moves included.
+    # count follows whoever the game now waits on, bots' moves included: they are made
+    # within Bo's request, so once his page shows it they are all stored.
+    seq = seq_of(host)
     assert act_once(host)
-    host.wait_for_timeout(500)
+    wait_past(host, seq)
     game = Game.objects.get(pk=table.pk)
+    people = {game.seats.get(user=ana).number, game.seats.get(user=bo).number}
+    wait_until(lambda: waits_on_a_person(game, people), "the bots to answer")
     expected = 1 if game.seats.get(user=ana).number in game.waiting_on else 0
     wait_count(page, expected)
     assert page.evaluate("() => window.__notReloaded === true")
@@ -125,6 +132,9 @@ def test_the_count_and_the_list_follow_the_game_without_a_reload(daphne_url, chr
     empty.screenshot(path=str(ARTIFACTS / "my-games-empty-390.png"), full_page=True)
 
 
+@pytest.mark.skipif(not settings.REDIS_URL, reason=(
+    "needs REDIS_URL: the moves are made one at a time in this test process, as a worker makes "
+    "them, and reach the server's sockets only through Redis"))
 def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_and_the_list(
         daphne_url, chromium_browser):
     """Ana watches My games while her game against three bots moves on (turn by turn): her
@@ -153,7 +163,7 @@ def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_an
         wait_count(page, 1 if yours else 0)
         # The list follows too: its row is marked "Your move" exactly while it waits on her.
         marked = ".yours" if yours else ":not(.yours)"
-        page.locator(f'.game-row[data-game="{game.pk}"]{marked}').wait_for(timeout=10_000)
+        page.locator(f'.game-row[data-game="{game.pk}"]{marked}').wait_for()
         if yours and not yours_before:
             flips += 1
             assert "Waiting for you" in row.inner_text()
@@ -161,47 +171,59 @@ def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_an
     assert page.evaluate("() => window.__notReloaded === true")
 
 
+# Keeps the list's refreshes the page sends from now on until each has ended (answered,
+# failed or given up): htmx announces both on the page.
+WATCH_REFRESHES = """() => {
+  window.__refreshing = new Set();
+  document.addEventListener("htmx:beforeRequest", (e) => { window.__refreshing.add(e.detail.xhr); });
+  document.addEventListener("htmx:afterRequest", (e) => { window.__refreshing.delete(e.detail.xhr); });
+}"""
+
+
 def test_a_change_during_a_slow_refresh_is_not_lost(daphne_url, chromium_browser):
     """A refresh of the list already on its way (the minute's poll, or the previous change's)
     must not swallow the next change: its answer may be older than the change. Here the
     first refresh is held in the network until the game has stopped waiting on Ana; the list
-    must still end up saying so."""
-    ana = make_user("mb-slow", display_name="Ana")
-    game = make_started_game([ana], pace=Game.Pace.TURN_BASED, seed=83, bots=["easy"])
-    for _ in range(40):
-        game.refresh_from_db()
-        if 0 in game.waiting_on:
-            break
-        tasks.play_bot(game.pk, game.waiting_on[0], game.last_seq)
-    assert 0 in game.waiting_on
+    must still end up saying so.
+
+    Ana makes the change in another tab, through the server, as she would. Bo has not chosen
+    his setup card, so the game then waits on him whatever the bots do."""
+    ana, bo = make_user("mb-slow", display_name="Ana"), make_user("mb-slow-bo", display_name="Bo")
+    game = make_started_game([ana, bo], pace=Game.Pace.TURN_BASED, seed=83, bots=["easy"])
+    assert 0 in game.waiting_on  # the setup pass waits on everyone
     page = logged_in_page(chromium_browser, daphne_url, ana)
     page.goto(f"{daphne_url}/games/mine/")
     socket_open(page)
-    page.locator(f'.game-row.yours[data-game="{game.pk}"]').wait_for(timeout=10_000)
+    page.locator(f'.game-row.yours[data-game="{game.pk}"]').wait_for()
+    tab = page.context.new_page()
+    tab.goto(f"{daphne_url}/games/{game.pk}/")
+    tab.locator("#hand-form[data-mode=pick]").wait_for()
     held = []
 
     def hold_the_first(route):
         if held:
             route.continue_()
-        else:
-            held.append((route, route.fetch()))  # answered now, delivered later
+            return
+        held.append((route, route.fetch()))  # answered now, delivered later
+        page.evaluate("() => { window.__held = true; }")
 
+    page.evaluate(WATCH_REFRESHES)
     page.route("**/games/mine/", hold_the_first)
     page.evaluate("() => document.body.dispatchEvent(new CustomEvent('waiting-changed'))")
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)  # lets Playwright run the route handler
-    assert held, "the first refresh never left the page"
-    play_one(game)  # Ana's move: the game no longer waits on her
+    page.wait_for_function("() => window.__held === true")  # the first refresh is held
+    seq = seq_of(tab)
+    assert act_once(tab)  # Ana's setup card: the game no longer waits on her
+    wait_past(tab, seq)
     wait_count(page, 0)
     route, stale = held[0]
     try:
         route.fulfill(response=stale)
     except Exception:  # the page gave up on that request: what a later one answers stands
         pass
-    page.locator(f'.game-row[data-game="{game.pk}"]:not(.yours)').wait_for(timeout=10_000)
-    page.wait_for_timeout(300)  # a late stale answer would flip it back
+    page.locator(f'.game-row[data-game="{game.pk}"]:not(.yours)').wait_for()
+    # Every refresh the page sent has ended, the held one too: a stale answer applied late
+    # would have flipped the row back by now.
+    page.wait_for_function("() => window.__refreshing.size === 0")
     assert page.locator(f'.game-row.yours[data-game="{game.pk}"]').count() == 0
 
 
@@ -215,7 +237,7 @@ def test_the_home_panel_refreshes_itself_when_a_game_starts(daphne_url, chromium
     host = logged_in_page(chromium_browser, daphne_url, bo)
     host.goto(f"{daphne_url}/tables/{table.pk}/")
     host.get_by_role("button", name="Start").click()
-    page.locator(f'#my-games-panel .game-row[data-game="{table.pk}"]').wait_for(timeout=10_000)
+    page.locator(f'#my-games-panel .game-row[data-game="{table.pk}"]').wait_for()
     wait_count(page, 1)
 
 
@@ -225,6 +247,7 @@ def test_one_tab_notifies_once_when_a_game_starts_waiting(daphne_url, chromium_b
     table = table_ready(bo, ana)
     first = logged_in_page(chromium_browser, daphne_url, ana)
     first.context.add_init_script(FAKE_NOTIFICATIONS)
+    first.clock.install()  # both tabs' clock: runs as the real one until moved on below
     first.goto(f"{daphne_url}/games/mine/")
     button = first.get_by_role("button", name="Notify me in this browser when it is my turn")
     assert button.get_attribute("aria-pressed") == "false"
@@ -244,7 +267,13 @@ def test_one_tab_notifies_once_when_a_game_starts_waiting(daphne_url, chromium_b
     host.get_by_role("button", name="Start").click()
     wait_count(first, 2)
     wait_count(second, 2)
-    first.wait_for_timeout(1000)  # past the tabs' grace before claiming
+    # Each tab set its grace timer as it counted the new game. Past the grace (the tabs'
+    # clock moved on: their timers run) each tab's claim is asked for under the tabs' shared
+    # lock; a request for that lock made after it, in each tab, is granted once both claims
+    # are settled, and the notification shown, if any.
+    first.clock.run_for(1_000)
+    for tab in (first, second):
+        tab.evaluate("() => navigator.locks.request('wct-notify', () => true)")
     notes = first.evaluate("() => window.__notes") + second.evaluate("() => window.__notes")
     assert [n["title"] for n in notes] == [f"Your turn at table {table.pk}"]
     assert notes[0]["tag"] == f"wct-game-{table.pk}"
@@ -253,6 +282,6 @@ def test_one_tab_notifies_once_when_a_game_starts_waiting(daphne_url, chromium_b
 
     # Turned off, it says so and stays off after a reload.
     button.click()
-    assert first.locator("#notify-state").inner_text() == "Off"
+    expect(first.locator("#notify-state")).to_have_text("Off")
     first.reload()
-    assert first.locator("#notify-toggle").get_attribute("aria-pressed") == "false"
+    expect(first.locator("#notify-toggle")).to_have_attribute("aria-pressed", "false")
