@@ -1,9 +1,10 @@
 """In Chromium: a new account takes the browser's time zone, and the profile offers it."""
 
 import pytest
+from playwright.sync_api import expect
 
 from accounts.models import User
-from tests.browser_support import chromium_browser  # noqa: F401 (fixture)
+from tests.browser_support import PATIENCE_MS, chromium_browser  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -12,7 +13,7 @@ def test_sign_up_takes_the_browsers_zone_and_the_profile_offers_it_back(live_ser
                                                                          chromium_browser):
     context = chromium_browser.new_context(timezone_id="Asia/Tokyo")
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(PATIENCE_MS)
     page.goto(live_server.url + "/accounts/signup/")
     page.locator("#id_username").fill("kenji")
     page.locator("#id_email").fill("kenji@example.com")
@@ -25,5 +26,5 @@ def test_sign_up_takes_the_browsers_zone_and_the_profile_offers_it_back(live_ser
     User.objects.filter(username="kenji").update(time_zone="UTC")
     page.goto(live_server.url + "/accounts/profile/")
     page.get_by_role("button", name="Use this device's time zone (Asia/Tokyo)").click()
-    assert page.locator("#id_time_zone").input_value() == "Asia/Tokyo"
+    expect(page.locator("#id_time_zone")).to_have_value("Asia/Tokyo")
     context.close()

@@ -5,6 +5,7 @@ Content-Security-Policy refuses, nothing wider than the screen."""
 import pathlib
 
 import pytest
+from playwright.sync_api import expect
 
 from accounts import bot_tokens
 from tests.conftest import make_user
@@ -30,10 +31,12 @@ def test_create_list_and_revoke_a_token(chromium_browser, daphne_url, width, hei
     assert raw.startswith("wct_")
     page.screenshot(path=SHOTS / f"bot-token-created-{width}.png", full_page=True)
     page.click("text=Back to the bot account")
+    page.wait_for_url(f"{daphne_url}/accounts/bot/")
     assert raw not in page.content()
     assert page.locator("table.tokens tbody tr").count() == 2
     page.screenshot(path=SHOTS / f"bot-tokens-{width}.png", full_page=True)
     page.locator("table.tokens tbody tr", has_text="old laptop").locator("text=Revoke").click()
+    expect(page.get_by_text("is revoked")).to_be_visible()  # the page the revocation answers
     assert "is revoked" in page.content()
     page.screenshot(path=SHOTS / f"bot-tokens-revoked-{width}.png", full_page=True)
     overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")

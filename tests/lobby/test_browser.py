@@ -1,12 +1,12 @@
 """In a real Chromium: sign up, create a table, add bots, start and make the first move."""
 
 import re
-import time
 
 import pytest
+from playwright.sync_api import expect
 
 from games.models import Game, GameEvent
-from tests.browser_support import chromium_browser  # noqa: F401 (fixture)
+from tests.browser_support import PATIENCE_MS, chromium_browser, wait_until  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def browser_page(live_server, chromium_browser):
     page = chromium_browser.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(PATIENCE_MS)
     yield page
 
 
@@ -32,9 +32,9 @@ def test_a_newcomer_signs_up_fills_a_table_with_bots_starts_and_passes_a_card(
 
     page.get_by_role("button", name="Create the table").click()
     page.wait_for_url(re.compile(r"/tables/\d+/$"))
-    for _ in range(3):
+    for left in (2, 1, 0):
         page.get_by_role("button", name="Add bot").first.click()
-        page.wait_for_load_state()
+        expect(page.get_by_role("button", name="Add bot")).to_have_count(left)  # the page after it
     page.get_by_role("button", name="Start").click()
 
     page.wait_for_url(re.compile(r"/games/\d+/$"))
@@ -44,9 +44,7 @@ def test_a_newcomer_signs_up_fills_a_table_with_bots_starts_and_passes_a_card(
     page.get_by_role("list", name="Your cards").get_by_role("button").first.click()
     page.locator("#btn-pick").click()
 
-    deadline = time.monotonic() + 15
-    while not GameEvent.objects.filter(game=game, seq=2).exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: GameEvent.objects.filter(game=game, seq=2).exists(), "the pass")
     pick = GameEvent.objects.get(game=game, seq=2)
     assert (pick.seat, pick.kind, pick.actor) == (0, "pass", "person")
 
@@ -72,7 +70,7 @@ def test_the_bot_level_being_chosen_survives_the_seat_list_refreshing(browser_pa
     page.wait_for_function("() => window.__swaps >= 2", timeout=10_000)
     assert page.get_by_label("Bot level for seat 3").input_value() == "hard"
     page.get_by_role("button", name="Add bot to seat 3").click()
-    page.wait_for_load_state()
+    expect(page.get_by_role("button", name="Add bot to seat 3")).to_have_count(0)  # the page after it
 
     game = Game.objects.get()
     assert game.seats.get(number=2).bot_level == "hard"
@@ -94,10 +92,11 @@ def test_the_create_form_shows_only_the_options_that_apply(browser_page, live_se
     assert timer.is_visible() and not deadline.is_visible() and not target.is_visible()
 
     page.get_by_label("Turn by turn").check()
-    assert deadline.is_visible() and not timer.is_visible()
-    assert page.locator('input[name="missed_deadline"]').first.is_visible()
+    expect(deadline).to_be_visible()
+    expect(timer).to_be_hidden()
+    expect(page.locator('input[name="missed_deadline"]').first).to_be_visible()
     page.get_by_label("Play to a target score").check()
-    assert target.is_visible()
+    expect(target).to_be_visible()
     target.fill("300")
     page.get_by_role("button", name="Create the table").click()
     page.wait_for_url(re.compile(r"/tables/\d+/$"))

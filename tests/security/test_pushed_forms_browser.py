@@ -52,13 +52,13 @@ def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(  # noqa: F811 (f
 
     # Bo chooses a card and the form is sent the plain way, past htmx.
     bo_page.locator("#hand-form .choosable:not([disabled])").first.click()
-    bo_page.evaluate("""() => {
-        const form = document.getElementById('hand-form');
-        const pick = document.createElement('input');
-        pick.type = 'hidden'; pick.name = 'pick'; pick.value = '1'; form.appendChild(pick);
-        HTMLFormElement.prototype.submit.call(form);
-    }""")
-    bo_page.wait_for_load_state()
+    with bo_page.expect_navigation():  # the page the post answers with, loaded
+        bo_page.evaluate("""() => {
+            const form = document.getElementById('hand-form');
+            const pick = document.createElement('input');
+            pick.type = 'hidden'; pick.name = 'pick'; pick.value = '1'; form.appendChild(pick);
+            HTMLFormElement.prototype.submit.call(form);
+        }""")
     bo_page.locator("#table-page").wait_for()
     body = bo_page.content()
     assert "CSRF verification failed" not in body
