@@ -9,6 +9,7 @@ import asyncio
 import logging
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -74,13 +75,26 @@ def _sender_loop():
         return _sender[1]
 
 
+def _run(coroutine_function, *args):
+    """Runs an async send from synchronous code. Synchronous code called on a thread whose
+    event loop is running (a test driving a browser through Playwright's synchronous API,
+    which runs one) may not use async_to_sync there: the send then runs on a thread of its
+    own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return async_to_sync(coroutine_function)(*args)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(async_to_sync(coroutine_function), *args).result(timeout=10)
+
+
 def deliver(layer, pushes, members=None):
     """Sends all pushes and returns once Redis has them: with one Redis host in one batch
     from this thread (`members`, when given, are the groups' members `listening` read),
     otherwise through the sending loop."""
     if isinstance(layer, InMemoryChannelLayer):
         # Its queues belong to the loop of whoever listens (tests): send from there.
-        async_to_sync(_send_all)(layer, pushes)
+        _run(_send_all, layer, pushes)
         return
     if redis_batch.batched(layer):
         redis_batch.group_send_batch(layer, pushes, members)
@@ -93,5 +107,5 @@ def send(group, message):
     channel_layer = layer()
     if channel_layer is None:
         return False
-    async_to_sync(channel_layer.group_send)(group, message)
+    _run(channel_layer.group_send, group, message)
     return True
