@@ -54,7 +54,7 @@ class User(AbstractUser):
 
     class Meta(AbstractUser.Meta):
         # The moderators' account actions (suspend, ban, lift); changing a user's fields is
-        # another power (games.actions.staff).
+        # another power (games.moderation.staff).
         permissions = [("ban_user", "Can ban, suspend and lift accounts")]
 
     @property
@@ -143,7 +143,3 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"
-
-    @property
-    def is_live(self):
-        return self.revoked_at is None

@@ -308,13 +308,6 @@ def accept_invitation(invitation_id, user):
         return seat
 
 
-def decline_invitation(invitation_id, user):
-    with transaction.atomic():
-        _, invitation = _lock_invitation(invitation_id, user, "bot")
-        invitation.closed_at, invitation.closed_by = timezone.now(), "bot"
-        invitation.save(update_fields=["closed_at", "closed_by"])
-
-
 def cancel_invitation(game_id, host, number):
     """The host withdraws the open invitation to seat `number` of their table."""
     with transaction.atomic():
