@@ -1,7 +1,7 @@
 """The Content-Security-Policy header, without a browser: sent with the chosen directives on
 pages, error pages and the admin; no page carries what a strict policy refuses (an inline
 script or handler, a <style>, a javascript: URL, a style attribute other than the seat
-plates' places), and our scripts neither eval nor write handlers. test_csp_browser.py
+plates' places), and our scripts neither eval nor write handlers. tests/e2e/test_csp_browser.py
 watches a real Chromium enforce the policy over a whole game."""
 
 import re
