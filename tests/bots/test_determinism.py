@@ -2,8 +2,8 @@
 
 import random
 
+from bench.research.ladder import play
 from games.bots import Budget, choose_action, decide
-from games.bots.ladder import play
 from games.engine import Options
 
 from .helpers import TINY

@@ -1,12 +1,12 @@
-"""The learned rollout score: its features, its fit and its use by the search."""
+"""The learned rollout score: its features, its weights and its use by the search (its fit:
+tests/bench/research/test_fit_leafvalue.py)."""
 
 import math
-import random
 
 import pytest
 
 from games.bots import leafvalue
-from games.bots.leafvalue import features, fit, log_loss, main, positions, share
+from games.bots.leafvalue import features, share
 from games.bots.search import Budget, _value
 from games.engine import Game, Options
 
@@ -38,30 +38,6 @@ def test_a_team_that_has_left_gets_no_share():
     assert math.isclose(share(g, 0, weights) + share(g, 1, weights), 1.0)
 
 
-def test_the_fit_recovers_the_weights_that_made_the_data():
-    # Two or three teams with random features; the winner drawn from a known logit.
-    truth = (-0.3, 0.8, 0.0)
-    rng = random.Random(5)
-    data = []
-    for _ in range(4000):
-        fs = [tuple(rng.uniform(-2, 2) for _ in truth) for _ in range(rng.choice((2, 3)))]
-        es = [math.exp(sum(w * x for w, x in zip(truth, f))) for f in fs]
-        y = rng.choices(range(len(fs)), weights=es)[0]
-        data.append((fs, y))
-    w = fit(data, ridge=0.01)
-    assert all(abs(a - b) < 0.08 for a, b in zip(w, truth)), w
-    # The true weights explain the data better than no weights at all.
-    assert log_loss(data, leafvalue._logit(w)) < log_loss(data, leafvalue._logit((0, 0, 0)))
-
-
-def test_positions_label_each_with_the_winner_of_its_round():
-    rows = list(positions(4, 3, seed=2, every=5))
-    assert rows
-    for i, fs, y in rows:
-        assert i in (0, 1, 2)
-        assert 0 <= y < len(fs) <= 2
-
-
 @pytest.mark.parametrize("players", [4, 6, 8])
 def test_every_table_size_has_weights_for_every_feature(players):
     assert len(leafvalue.WEIGHTS[players]) == len(leafvalue.FEATURES)
@@ -90,10 +66,3 @@ def test_a_finished_round_still_scores_one_or_nothing():
     g.act(0, {"type": "play", "card": "Y3"})
     assert _value(g, 0, start, "learned") == 1.0
     assert _value(g, 1, start, "learned") == 0.0
-
-
-def test_the_command_reports_the_fit_and_the_held_out_losses(capsys):
-    main(["--games", "6", "--every", "3"])
-    out = capsys.readouterr().out
-    assert "WEIGHTS[4] = (" in out
-    assert "held-out log-loss: learned" in out

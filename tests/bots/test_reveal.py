@@ -8,7 +8,6 @@ from collections import Counter
 import pytest
 
 from games.bots import Budget, SeatMemory, oracle_decide
-from games.bots.ladder import main
 from games.bots.sampling import sample_world
 from games.engine import Game, Options, events_for
 from games.engine.simulate import random_action
@@ -81,14 +80,6 @@ def test_the_partner_reveal_places_the_partners_true_hand_in_every_sample():
         assert Counter(hands[partner]) == Counter(g.hands[partner])
         opponent_hands.add(tuple(sorted(hands[(seat + 1) % 4])))
     assert len(opponent_hands) > 1
-
-
-def test_the_ladder_runs_the_partly_revealed_oracle(capsys):
-    main(["--games", "2", "--players", "4", "--seed", "3", "--rollouts", "2", "--horizon", "8",
-          "--reveal", "partner", "oracle", "normal"])
-    out = capsys.readouterr().out
-    assert "oracle sees partner" in out
-    assert out.strip().splitlines()[-1].startswith("oracle vs normal: oracle won ")
 
 
 def test_a_whole_game_with_each_reveal_stays_legal():

@@ -1,7 +1,7 @@
 """What Hard's departures from Normal are worth, by kind of decision: a check that needs no
 ladder.
 
-    python -m games.bots.overridecheck --games N [--players P] [--seed S] [--playouts R]
+    python -m bench.research.overridecheck --games N [--players P] [--seed S] [--playouts R]
         [--start K] [--actions A] [--z Z] [--wilds search|normal]
 
 Plays ladder games (`ladder.play`) of Hard (one team, taking each team's seats in turn by
@@ -20,14 +20,14 @@ import argparse
 import math
 import random
 
+from games.bots import Budget, site_budget
+from games.bots.memory import SeatMemory
+from games.bots.policies import normal_action, policy_for_game
+from games.bots.search import searchable
 from games.engine import Game, Options
 from games.engine.cards import DRAW2, IS_WILD, KIND, REVERSE, SKIP
 
-from . import Budget, site_budget
 from .ladder import play
-from .memory import SeatMemory
-from .policies import normal_action, policy_for_game
-from .search import searchable
 
 
 def kind_of(view, normal, hard):

@@ -1,6 +1,6 @@
 """The override check: where Hard leaves Normal's move, both moves scored on the true position."""
 
-from games.bots.overridecheck import kind_of, main, playout, report
+from bench.research.overridecheck import kind_of, main, playout, report
 from games.engine import Game, Options
 
 

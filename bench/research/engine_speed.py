@@ -1,6 +1,6 @@
 """The engine's speed benchmark: actions per second and the snapshot round trip.
 
-    python -m games.engine.bench [--games 400] [--repeat 5]
+    python -m bench.research.engine_speed [--games 400] [--repeat 5]
 
 Prints the best of `--repeat` runs (the machine is shared: the best run is the one least
 disturbed) of whole 4-player random games, setup pass included, counting `legal_actions`
@@ -21,8 +21,10 @@ try:  # the comparison with RLCard's UNO is optional (docs/engine.md)
 except ImportError:
     np = UnoGame = None
 
-from . import Game, Options
-from .simulate import play_game, random_action
+from games.engine import Game, Options
+from games.engine.simulate import random_action
+
+from .simulate import play_game
 
 
 def engine_actions_per_second(games, repeat):

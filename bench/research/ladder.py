@@ -1,6 +1,6 @@
 """Play bot levels against each other in duplicate pairs and report who wins.
 
-    python -m games.bots.ladder --games N --players P --seed S [--jobs J]
+    python -m bench.research.ladder --games N --players P --seed S [--jobs J]
         [--stacking] [--target T] [--actions N | --rollouts R | --seconds X] [--horizon H]
         [--score share|best|learned|rank] [--z Z] [--drop D] [--model plain|public]
         [--pool M] [--weights normal|shedding|late_wild] [--own-rollouts base|normal]
@@ -62,12 +62,11 @@ import sys
 import time
 from multiprocessing import Pool
 
+from games.bots import Budget, decide, oracle_decide, site_budget
+from games.bots.memory import ALL_INFERENCES, INFERENCES, LEANS
+from games.bots.policies import WEIGHTS
+from games.bots.search import MODELS, OWN_ROLLOUTS, REVEALS, SCORES, SEARCHED, pairing
 from games.engine import Game, Options
-
-from . import Budget, decide, oracle_decide, site_budget
-from .memory import ALL_INFERENCES, INFERENCES, LEANS
-from .policies import WEIGHTS
-from .search import MODELS, OWN_ROLLOUTS, REVEALS, SCORES, SEARCHED, pairing
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 

@@ -1,8 +1,8 @@
 """How much the inferences in `memory.py` tell about the hidden hands: a quick check that needs
 no ladder.
 
-    python -m games.bots.infercheck --games N --players P [--seed S] [--infer NAMES]
-    python -m games.bots.infercheck --games N --players P [--seed S] --pool M
+    python -m bench.research.infercheck --games N --players P [--seed S] [--infer NAMES]
+    python -m bench.research.infercheck --games N --players P [--seed S] --pool M
 
 Plays Normal-vs-Normal games and, at every third ordinary turn, builds the mover's
 `SeatMemory` with the given inferences. For each other seat with some lean it scores the
@@ -24,13 +24,12 @@ import math
 import random
 from collections import Counter
 
+from games.bots import decide
+from games.bots.likelihood import Trails
+from games.bots.memory import ALL_INFERENCES, CLASSES, LEANS, SHARPENING, SeatMemory
+from games.bots.sampling import sample_world
 from games.engine import Game, Options, events_for
 from games.engine.cards import COLOR, IS_WILD
-
-from . import decide
-from .likelihood import Trails
-from .memory import ALL_INFERENCES, CLASSES, LEANS, SHARPENING, SeatMemory
-from .sampling import sample_world
 
 
 def _cls(c):

@@ -2,7 +2,7 @@
 
 import re
 
-from games.bots.ladder import main, mean_interval, pairing, wilson
+from bench.research.ladder import main, mean_interval, pairing, wilson
 
 LAST = re.compile(r"^(\w+) vs (\w+): \1 won (\d+) of (\d+) \((\d\.\d{3}), 95% CI "
                   r"\[(\d\.\d{3}), (\d\.\d{3})\]\)$")
@@ -96,7 +96,7 @@ def test_the_new_search_knobs_reach_the_budget_too(capsys):
 
 
 def test_the_weights_set_a_normal_teams_turn_score():
-    from games.bots.ladder import play
+    from bench.research.ladder import play
     from games.engine import Options
 
     def moves(weights):
@@ -156,7 +156,7 @@ def test_two_seatings_of_a_deal_leave_part_of_its_luck_at_eight_players(capsys):
 
 
 def test_a_full_rotations_first_two_seatings_are_the_pair_games():
-    from games.bots.ladder import _pair
+    from bench.research.ladder import _pair
     from games.engine import Options
     args = [Options(players=6), 3, 0, "easy", "random", None, 0, None, None, "all", None]
     args[6] = 3
@@ -226,3 +226,21 @@ def test_a_missing_or_foreign_paired_file_is_refused_with_a_clear_message(tmp_pa
         with pytest.raises(SystemExit):
             main(["--games", "2", "--paired-with", str(path), "normal", "normal"])
         assert f"--paired-with {path}: not a --per-deal file" in capsys.readouterr().err
+
+
+def test_the_ladder_compares_inferences_on_the_same_level(capsys):
+    main(["--games", "2", "--players", "8", "--seed", "2", "--rollouts", "1", "--horizon",
+          "5", "--infer-a", "all", "--infer-b", "none", "hard", "hard"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1].startswith("hard vs hard: hard won ") and " of 2 " in out[-1]
+    assert any(line.startswith("hard/A: ") for line in out)
+    assert any(line.startswith("hard/B: ") for line in out)
+    assert "inferences A " in out[0] and " B none" in out[0]
+
+
+def test_the_ladder_runs_the_partly_revealed_oracle(capsys):
+    main(["--games", "2", "--players", "4", "--seed", "3", "--rollouts", "2", "--horizon", "8",
+          "--reveal", "partner", "oracle", "normal"])
+    out = capsys.readouterr().out
+    assert "oracle sees partner" in out
+    assert out.strip().splitlines()[-1].startswith("oracle vs normal: oracle won ")
