@@ -21,23 +21,29 @@ Which game states each way accepts (docs/security.md, "One rule for a seat"):
 | reader | open table | being played | finished or aborted |
 |---|---|---|---|
 | the seat's holder, person or program | reads (nothing is dealt: no view) | reads, acts | reads |
-| a spectator (public table that allows them) | nothing to watch | reads the public view | reads the public view |
+| a spectator (public table allowing them) | nothing to watch | reads the public view | reads it |
 
 The table page of an open table is its lobby page (games.views.table redirects there); its
 socket and the Bot API accept an open table, and their first state comes with the deal.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import Final, Literal
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
 from games import effects
 from games.models import Game, Seat
 
-PERSON = "person"  # a logged-in person: the table page, its form and its socket
-PROGRAM = "program"  # a bot account's program: the Bot API and its stream
-SPECTATOR = "spectator"  # a person watching a public table: no seat, the public view
+PERSON: Final = "person"  # a logged-in person: the table page, its form and its socket
+PROGRAM: Final = "program"  # a bot account's program: the Bot API and its stream
+SPECTATOR: Final = "spectator"  # a person watching a public table: no seat, the public view
+# What a Reader is: one of the three above.
+Kind = Literal["person", "program", "spectator"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class Reader:
     game: Game
     user_id: int
     seat: int | None  # None: a spectator
-    kind: str  # PERSON, PROGRAM or SPECTATOR
+    kind: Kind
 
     @property
     def may_act(self) -> bool:
@@ -56,12 +62,17 @@ class Reader:
         return self.seat is not None and self.game.status == Game.Status.ACTIVE
 
 
-def _seat_number(user_id, game_id):
-    return (Seat.objects.filter(game_id=game_id, user_id=user_id)
-            .values_list("number", flat=True).first())
+def _seat_number(user_id: int, game_id: int) -> int | None:
+    return (
+        Seat.objects.filter(game_id=game_id, user_id=user_id)
+        .values_list("number", flat=True)
+        .first()
+    )
 
 
-def person_at(user, game_id, game=None) -> Reader | None:
+def person_at(
+    user: AbstractBaseUser | AnonymousUser, game_id: int, game: Game | None = None
+) -> Reader | None:
     """A logged-in person at `game_id`: the holder of a seat there, or a spectator at a
     dealt public table that allows them; None for anyone else (or no such game). `game`,
     when the caller has read the row already, saves reading it again."""
@@ -78,7 +89,7 @@ def person_at(user, game_id, game=None) -> Reader | None:
     return None
 
 
-def program_at(user, game_id, with_snapshot=False) -> Reader | None:
+def program_at(user: AbstractBaseUser, game_id: int, with_snapshot: bool = False) -> Reader | None:
     """A bot account's program at `game_id`: only the holder of a seat there (a program
     never watches), whatever the game's state; None otherwise. The seat and the game (with
     its snapshot, if asked) are read in one statement."""
@@ -89,24 +100,27 @@ def program_at(user, game_id, with_snapshot=False) -> Reader | None:
     return Reader(seat.game, user.pk, seat.number, PROGRAM)
 
 
-def holds(user_id, game_id, seat) -> bool:
+def holds(user_id: int, game_id: int, seat: int) -> bool:
     """`user_id` holds `seat` of `game_id` now."""
     return Seat.objects.filter(game_id=game_id, number=seat, user_id=user_id).exists()
 
 
-def seat_with_game(user_id, game_id, seat) -> Game | None:
+def seat_with_game(user_id: int, game_id: int, seat: int) -> Game | None:
     """The game row with its snapshot, read in the same statement as the check that
     `user_id` still holds `seat`, so that the state read is one the holder may see; None
     when the seat is no longer theirs."""
-    found = (Seat.objects.select_related("game", "game__snapshot")
-             .filter(game_id=game_id, number=seat, user_id=user_id).first())
+    found = (
+        Seat.objects.select_related("game", "game__snapshot")
+        .filter(game_id=game_id, number=seat, user_id=user_id)
+        .first()
+    )
     return found.game if found is not None else None
 
 
-def seats_changed(game_id, numbers):
+def seats_changed(game_id: int, numbers: Iterable[int]) -> None:
     """A lobby seat change (taken, moved, left, a removal by the host): once the change
     commits, every socket and bot stream listening at these seats checks again whether its
     reader still holds the seat, and closes if not. Call it inside the transaction."""
-    numbers = sorted(set(numbers))
-    if numbers:
-        transaction.on_commit(partial(effects.seats_changed, game_id, numbers))
+    changed = sorted(set(numbers))
+    if changed:
+        transaction.on_commit(partial(effects.seats_changed, game_id, changed))

@@ -5,11 +5,18 @@ and the house rulings. Nothing here imports Django, reads the clock or uses glob
 """
 
 from .cards import card_name, card_points, sort_hand
-from .game import Game, IllegalAction
+from .common import IllegalAction
+from .game import Game
 from .options import Options
 from .views import events_for, visible_to
 
 __all__ = [
-    "Game", "IllegalAction", "Options", "card_name", "card_points", "events_for",
-    "sort_hand", "visible_to",
+    "Game",
+    "IllegalAction",
+    "Options",
+    "card_name",
+    "card_points",
+    "events_for",
+    "sort_hand",
+    "visible_to",
 ]

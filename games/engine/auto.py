@@ -1,15 +1,21 @@
 """The table's plain legal move for a seat whose time ran out (CLARIFICATIONS, 'Time-outs')."""
 
+from typing import TYPE_CHECKING, cast
+
 from .cards import COLOR, COLORS, IS_DRAW2, IS_WILD, POINTS
 from .common import IllegalAction
+from .types import Action
+
+if TYPE_CHECKING:
+    from .game import Game
 
 
-def _cheapest(hand, k):
+def _cheapest(hand: list[str], k: int) -> list[str]:
     # The hand is kept in hand order and sorted() is stable: ties go to the first card.
     return sorted(hand, key=POINTS.__getitem__)[:k]
 
 
-def best_color(hand, played):
+def best_color(hand: list[str], played: str | None) -> str:
     """The colour held most after playing `played`; ties Red, Yellow, Green, Blue; Red if none."""
     counts = dict.fromkeys(COLORS, 0)
     skipped = False
@@ -23,13 +29,13 @@ def best_color(hand, played):
     return max(COLORS, key=lambda col: (counts[col], -COLORS.index(col)))
 
 
-def _play(hand, code):
+def _play(hand: list[str], code: str) -> Action:
     if code in IS_WILD:
         return {"type": "play", "card": code, "color": best_color(hand, code)}
     return {"type": "play", "card": code}
 
 
-def auto_action(game, seat):
+def auto_action(game: "Game", seat: int) -> Action:
     """The plain legal move for `seat`, returned without applying it. Raises IllegalAction
     when the seat has nothing to decide."""
     g = game
@@ -43,7 +49,7 @@ def auto_action(game, seat):
         if p == "give" and g.give_seat == seat:
             return {"type": "give", "cards": _cheapest(hand, g.give_count)}
         if p == "forced" and g.turn == seat:
-            return _play(hand, g.forced)
+            return _play(hand, cast(str, g.forced))
         if p is None and g.turn == seat:
             if g.penalty:
                 for c in hand:

@@ -4,6 +4,8 @@ Everything here is a constant table built once at import, so the hot paths of th
 (legal moves, playing a card) are dictionary look-ups rather than string parsing.
 """
 
+from collections.abc import Iterable
+
 COLORS = ("R", "Y", "G", "B")
 COLOR_NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "B": "Blue"}
 WILDS = ("W", "WTP", "WTD4")
@@ -14,8 +16,8 @@ ACTION_NAMES = {"S": "Skip", "R": "Reverse", "D2": "Draw 2"}
 NUMBER, PASSING, SKIP, REVERSE, DRAW2, WILD, TEAM_PLAY, TEAM_DRAW4 = range(8)
 
 
-def _build_deck():
-    deck = []
+def _build_deck() -> tuple[str, ...]:
+    deck: list[str] = []
     for c in COLORS:
         deck.append(c + "0")
         for d in "134679":
@@ -32,12 +34,13 @@ def _build_deck():
 DECK = _build_deck()
 CODES = tuple(dict.fromkeys(DECK))
 
-COLOR = {}  # code -> colour letter, None for Wilds
-FACE = {}  # code -> what it matches by: the digit, "S", "R", "D2", or the Wild's own code
-KIND = {}
-POINTS = {}
-RANK = {}  # position in the rule book's hand order
-NAME = {}
+COLOR: dict[str, str | None] = {}  # code -> colour letter, None for Wilds
+# code -> what it matches by: the digit, "S", "R", "D2", or the Wild's own code
+FACE: dict[str, str] = {}
+KIND: dict[str, int] = {}
+POINTS: dict[str, int] = {}
+RANK: dict[str, int] = {}  # position in the rule book's hand order
+NAME: dict[str, str] = {}
 
 for _code in CODES:
     if _code in WILDS:
@@ -71,7 +74,7 @@ IS_NUMBER = frozenset(c for c in CODES if KIND[c] in (NUMBER, PASSING))
 IS_DRAW2 = frozenset(c for c in CODES if KIND[c] == DRAW2)
 
 # PLAYABLE[(face of the top card, colour in play)] = the codes that may be played on it.
-PLAYABLE = {}
+PLAYABLE: dict[tuple[str, str | None], frozenset[str]] = {}
 for _face in set(FACE.values()):
     for _c in COLORS:
         PLAYABLE[(_face, _c)] = frozenset(
@@ -79,7 +82,7 @@ for _face in set(FACE.values()):
         )
 
 
-def card_points(code):
+def card_points(code: str) -> int:
     """What a card left in hand counts: its number, 20 for an action, 50 for any Wild."""
     try:
         return POINTS[code]
@@ -87,7 +90,7 @@ def card_points(code):
         raise ValueError(f"{code!r} is not a card") from None
 
 
-def sort_hand(codes):
+def sort_hand(codes: Iterable[str]) -> list[str]:
     """The rule book's hand order: Red, Yellow, Green, Blue; numbers (a passing-symbol card
     straight after its plain twin), Skip, Reverse, Draw 2; then Wild, Team Play, Team Draw 4."""
     try:
@@ -97,6 +100,6 @@ def sort_hand(codes):
         raise ValueError(f"{bad[0]!r} is not a card") from None
 
 
-def card_name(code):
+def card_name(code: str) -> str:
     """A card as a person says it: 'Red 7', 'Blue 8 with passing symbol', 'Wild Team Play'."""
     return NAME.get(code, str(code))

@@ -5,9 +5,11 @@ from bisect import insort
 
 from .cards import COLOR, DECK, IS_NUMBER
 from .common import PICK_SETUP, SETUP, IllegalAction, rank
+from .state import State
+from .types import Event
 
 
-def shuffle(cards, key):
+def shuffle(cards: list[str], key: str) -> None:
     """Fisher-Yates from a generator seeded by `key`: the same key, the same order, on every
     machine and in every process (string seeds are hashed with SHA-512, not hash())."""
     rand = random.Random(key).random
@@ -16,12 +18,12 @@ def shuffle(cards, key):
         cards[i], cards[j] = cards[j], cards[i]
 
 
-class Dealing:
+class Dealing(State):
     __slots__ = ()
 
     # ------------------------------------------------------------------ dealing
 
-    def _deal(self, ev):
+    def _deal(self, ev: list[Event]) -> None:
         """Shuffle, deal seven each from the seat after the dealer, turn the starter card,
         and open the setup pass."""
         deck = list(DECK)
@@ -29,13 +31,13 @@ class Dealing:
         n, half, departed = self.n, self.half, self.departed
         seats = [(self.dealer + i) % n for i in range(1, n + 1)]
         seats = [s for s in seats if not departed[s % half]]
-        hands = [[] for _ in range(n)]
+        hands: list[list[str]] = [[] for _ in range(n)]
         for _ in range(7):
             for s in seats:
                 hands[s].append(deck.pop())
         for h in hands:
             h.sort(key=rank)
-        set_aside = []
+        set_aside: list[str] = []
         while True:
             c = deck.pop()
             if c in IS_NUMBER:
@@ -51,7 +53,7 @@ class Dealing:
         self.pickers = sorted(seats)
         ev.extend(self._deal_events())
 
-    def _reset_round(self):
+    def _reset_round(self) -> None:
         """What every round starts without: no turn, no choice pending, nothing traded."""
         n = self.n
         self.direction = 1
@@ -70,26 +72,33 @@ class Dealing:
         self.received = [[] for _ in range(n)]
         self.gave = [[] for _ in range(n)]
 
-    def _deal_events(self):
+    def _deal_events(self) -> list[Event]:
         first = self._first_player()
-        ev = [{
-            "type": "deal", "round": self.round, "dealer": self.dealer,
-            "starter": self.discard[-1], "set_aside": self.discard[:-1],
-            "hand_sizes": [len(h) for h in self.hands], "first": first, "visible_to": None,
-        }]
+        ev: list[Event] = [
+            {
+                "type": "deal",
+                "round": self.round,
+                "dealer": self.dealer,
+                "starter": self.discard[-1],
+                "set_aside": self.discard[:-1],
+                "hand_sizes": [len(h) for h in self.hands],
+                "first": first,
+                "visible_to": None,
+            }
+        ]
         for s, h in enumerate(self.hands):
             if h:
                 ev.append({"type": "hand", "seat": s, "cards": list(h), "visible_to": [s]})
         return ev
 
-    def initial_events(self):
+    def initial_events(self) -> list[Event]:
         """The events of the opening deal (a public `deal` and each seat's private `hand`),
         valid until the first pick of the setup pass: Game.new itself returns none."""
         if self.stage != SETUP or self.round != 1 or any(p is not None for p in self.picks):
             raise IllegalAction("The deal is already under way.")
         return self._deal_events()
 
-    def _first_player(self):
+    def _first_player(self) -> int | None:
         n, half = self.n, self.half
         s = self.dealer
         for _ in range(n):
@@ -100,7 +109,7 @@ class Dealing:
 
     # ------------------------------------------------------------------ drawing
 
-    def _reshuffle(self, ev):
+    def _reshuffle(self, ev: list[Event]) -> bool:
         if len(self.discard) <= 1:
             return False
         cards = self.discard[:-1]
@@ -111,11 +120,11 @@ class Dealing:
         ev.append({"type": "reshuffle", "size": len(cards), "visible_to": None})
         return True
 
-    def _take(self, s, k, reason, ev):
+    def _take(self, s: int, k: int, reason: str, ev: list[Event]) -> list[str]:
         """Seat s draws up to k cards (reshuffling when needed); returns how many it got."""
         draw = self.draw
         hand = self.hands[s]
-        got = []
+        got: list[str] = []
         for _ in range(k):
             if not draw:
                 if not self._reshuffle(ev):
@@ -124,8 +133,9 @@ class Dealing:
             c = draw.pop()
             got.append(c)
             insort(hand, c, key=rank)
-        ev.append({"type": "draw", "seat": s, "count": len(got), "reason": reason,
-                   "visible_to": None})
+        ev.append(
+            {"type": "draw", "seat": s, "count": len(got), "reason": reason, "visible_to": None}
+        )
         if got:
             ev.append({"type": "drew", "seat": s, "cards": got, "visible_to": [s]})
         return got

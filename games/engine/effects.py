@@ -1,5 +1,6 @@
 """What a played card does, penalties, tag-ins, and the continuation steps that wait on choices."""
 
+from typing import cast
 
 from .cards import (
     COLOR,
@@ -14,12 +15,14 @@ from .cards import (
     WILD,
 )
 from .common import FORCED, GIVE, PICK_SWAP, PLAY
+from .state import State
+from .types import Event
 
 
-class Effects:
+class Effects(State):
     __slots__ = ()
 
-    def _hit(self, v, k, reason, ev):
+    def _hit(self, v: int, k: int, reason: str, ev: list[Event]) -> None:
         """A penalty draw for seat v. An out seat comes back in (no half pass follows); an in
         seat whose partner is out hands over half its hand (the tag-in pass)."""
         if self.departed[v % self.half]:
@@ -33,12 +36,12 @@ class Effects:
         else:
             self._tag_in(v, ev)
 
-    def _tag_in(self, s, ev):
+    def _tag_in(self, s: int, ev: list[Event]) -> None:
         p = (s + self.half) % self.n
         if not self.hands[p]:
             self._ask_give(s, len(self.hands[s]) // 2, "tag_in")
 
-    def _ask_give(self, s, k, reason):
+    def _ask_give(self, s: int, k: int, reason: str) -> None:
         self.pending = GIVE
         self.give_seat = s
         self.give_count = k
@@ -46,7 +49,7 @@ class Effects:
 
     # ------------------------------------------------------------------ running effects
 
-    def _run(self, ev):
+    def _run(self, ev: list[Event]) -> None:
         """Run continuation steps until one of them needs a decision or none are left."""
         ops = self.ops
         while ops and self.pending is None and self.stage == PLAY:
@@ -69,7 +72,7 @@ class Effects:
             else:  # pragma: no cover - a corrupt snapshot
                 raise RuntimeError(f"unknown step {op!r}")
 
-    def _effect(self, s, code, was_last, ev):
+    def _effect(self, s: int, code: str, was_last: bool, ev: list[Event]) -> None:
         """The effect of a card seat s played (after any half pass), then the turn moves on."""
         kind = KIND[code]
         if kind == NUMBER or kind == WILD:
@@ -85,7 +88,8 @@ class Effects:
             else:
                 self.turn = self._next_in(s)
         elif kind == SKIP:
-            v = self._next_in(s)
+            # `s` or its partner holds cards, so there is a next seat (likewise below).
+            v = cast(int, self._next_in(s))
             ev.append({"type": "skip", "seat": v, "visible_to": None})
             self.turn = self._next_in(v)
         elif kind == REVERSE:
@@ -93,11 +97,10 @@ class Effects:
             ev.append({"type": "reverse", "direction": self.direction, "visible_to": None})
             self.turn = self._next_in(s)
         elif kind == DRAW2:
-            v = self._adjacent(s)
+            v = cast(int, self._adjacent(s))
             if self.options.stacking:
                 self.penalty += 2
-                ev.append({"type": "penalty", "seat": v, "total": self.penalty,
-                           "visible_to": None})
+                ev.append({"type": "penalty", "seat": v, "total": self.penalty, "visible_to": None})
                 if self.hands[v]:
                     self.turn = v
                 else:  # an out seat takes a waiting penalty at once
@@ -114,12 +117,15 @@ class Effects:
             else:
                 self.ops += [["next", p], ["hit", s, 2, "team_play"]]
         elif kind == TEAM_DRAW4:
-            x = self._adjacent(s)
-            self.ops += [["next", x], ["hit", (x + self.half) % self.n, 2, "penalty"],
-                         ["hit", x, 2, "penalty"]]
+            x = cast(int, self._adjacent(s))
+            self.ops += [
+                ["next", x],
+                ["hit", (x + self.half) % self.n, 2, "penalty"],
+                ["hit", x, 2, "penalty"],
+            ]
         self._run(ev)
 
-    def _play(self, s, code, color, ev):
+    def _play(self, s: int, code: str, color: str | None, ev: list[Event]) -> None:
         hand = self.hands[s]
         hand.remove(code)
         self.discard.append(code)
@@ -129,8 +135,7 @@ class Effects:
         self.passes = 0
         self.pending = None
         self.forced = None
-        ev.append({"type": "play", "seat": s, "card": code, "color": color,
-                   "visible_to": None})
+        ev.append({"type": "play", "seat": s, "card": code, "color": color, "visible_to": None})
         if hand:
             if KIND[code] == NUMBER:  # the common case, without the machinery
                 self.turn = self._next_in(s)

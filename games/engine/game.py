@@ -9,6 +9,9 @@ small stack of continuation steps, `ops`, run as soon as the pending choice is m
 What each seat may see is in `views.py`; the time-out moves in `auto.py`.
 """
 
+from collections.abc import Callable
+from typing import Self, cast
+
 from . import auto, views
 from .cards import (
     COLOR,
@@ -38,20 +41,16 @@ from .ending import Ending
 from .options import Options
 from .snapshot import Snapshot
 from .trades import Trades
+from .types import Action, Event, SeatView, Step
 
 
 class Game(Dealing, Effects, Trades, Ending, Snapshot):
-    __slots__ = (
-        "options", "n", "half", "seed", "round", "dealer", "hands", "draw", "discard",
-        "color", "direction", "turn", "scores", "departed", "left", "last_points", "stage",
-        "pending", "pickers", "picks", "give_seat", "give_count", "give_reason", "forced",
-        "penalty", "ops", "passes", "reshuffles", "received", "gave", "round_over",
-        "last_round", "game_over",
-    )
+    # The fields (and their slots) are those of state.State, which every mixin derives from.
+    __slots__ = ()
 
     # ------------------------------------------------------------------ construction
 
-    def _blank(self, options, seed):
+    def _blank(self, options: Options, seed: int | str) -> None:
         if not isinstance(options, Options):
             raise ValueError("options must be an Options")
         n = options.players
@@ -76,7 +75,7 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         self.game_over = None
 
     @classmethod
-    def new(cls, options, seed):
+    def new(cls, options: Options, seed: int | str) -> Self:
         """A new game: round 1 dealt from a shuffle fixed by `seed`, the setup pass pending."""
         if not isinstance(seed, (int, str)) or isinstance(seed, bool):
             raise ValueError("The seed must be a whole number or a string.")
@@ -86,8 +85,20 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         return g
 
     @classmethod
-    def from_position(cls, options, *, hands, draw_pile, discard, turn, direction=1,
-                      color=None, dealer=0, scores=None, seed=0):
+    def from_position(
+        cls,
+        options: Options,
+        *,
+        hands: list[list[str]],
+        draw_pile: list[str],
+        discard: list[str],
+        turn: int,
+        direction: int = 1,
+        color: str | None = None,
+        dealer: int = 0,
+        scores: list[int] | None = None,
+        seed: int | str = 0,
+    ) -> Self:
         """A position in the middle of round 1 with `turn` to act and no choice pending.
 
         hands: per seat, lists of codes (an empty hand is an out seat). draw_pile: first is the
@@ -97,14 +108,7 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         g = cls.__new__(cls)
         g._blank(options, seed)
         n = g.n
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise ValueError(f"Give one hand for each of the {n} seats.")
-        for cards in [*hands, draw_pile, discard]:
-            for c in cards:
-                if c not in RANK:
-                    raise ValueError(f"{c!r} is not a card.")
-        if not discard:
-            raise ValueError("The discard pile needs a top card.")
+        _check_cards(n, hands, draw_pile, discard)
         g.hands = [sorted(h, key=rank) for h in hands]
         for s in range(g.half):
             if not g.hands[s] and not g.hands[s + g.half]:
@@ -135,7 +139,15 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         return g
 
     @classmethod
-    def from_view(cls, view, *, hands, draw_pile, seed=0, history=None):
+    def from_view(
+        cls,
+        view: SeatView,
+        *,
+        hands: list[list[str]],
+        draw_pile: list[str],
+        seed: int | str = 0,
+        history: list[Event] | None = None,
+    ) -> Self:
         """A game consistent with what one seat sees, with the hidden cards filled in by the
         caller (a guess): how a searching bot imagines the table. hands: every seat's cards,
         the viewer's own included; draw_pile: first is the top.
@@ -174,8 +186,8 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         if decision in ("setup", "swap"):
             g.pending = decision
             g.pickers = list(view["choosing"])
-            if view.get("seat") in g.pickers and view.get("my_pick") is not None:
-                g.picks[view["seat"]] = view["my_pick"]
+            if me in g.pickers and view.get("my_pick") is not None:
+                g.picks[me] = view["my_pick"]
             if decision == "setup":
                 g.stage = SETUP
             else:
@@ -183,12 +195,12 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
                 g.ops = [["next", view["turn"]]]
         elif decision == "forced":
             code = view.get("must_play")
-            if code is None or code not in g.hands[view["turn"]]:
+            if code is None or code not in g.hands[cast(int, view["turn"])]:
                 raise ValueError("Only the seat that must play its drawn card knows it.")
             g.pending = FORCED
             g.forced = code
         elif decision == "give":
-            giver = view["giving"]
+            giver = cast(int, view["giving"])
             g.pending = GIVE
             g.give_seat = giver
             g.give_count = view["give_count"]
@@ -198,10 +210,10 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
 
     # ------------------------------------------------------------------ small helpers
 
-    def partner(self, seat):
+    def partner(self, seat: int) -> int:
         return (seat + self.half) % self.n
 
-    def _next_in(self, s):
+    def _next_in(self, s: int) -> int | None:
         """The next seat in the direction of play that holds cards (out and departed seats,
         whose hands are empty, are passed over)."""
         n, d, hands = self.n, self.direction, self.hands
@@ -211,7 +223,7 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
                 return s
         return None
 
-    def _adjacent(self, s):
+    def _adjacent(self, s: int) -> int | None:
         """The next seat in the direction of play, in or out; departed seats are skipped."""
         n, d, departed, half = self.n, self.direction, self.departed, self.half
         for _ in range(n):
@@ -220,36 +232,36 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
                 return s
         return None
 
-    def _is_out(self, s):
+    def _is_out(self, s: int) -> bool:
         return not self.hands[s] and bool(self.hands[(s + self.half) % self.n])
 
-    def _playable(self):
+    def _playable(self) -> frozenset[str]:
         return PLAYABLE[(FACE[self.discard[-1]], self.color)]
 
-    def _can_draw(self):
+    def _can_draw(self) -> bool:
         return bool(self.draw) or len(self.discard) > 1
 
-    def _team_points(self, team):
+    def _team_points(self, team: int) -> int:
         h = self.hands
         return sum(POINTS[c] for c in h[team]) + sum(POINTS[c] for c in h[team + self.half])
 
-    def waiting_on(self):
+    def waiting_on(self) -> list[int]:
         """Seats that have a decision pending now."""
         p = self.pending
         if p is None:
             return [] if self.turn is None or self.stage != PLAY else [self.turn]
         if p is GIVE or p == GIVE:
-            return [self.give_seat]
+            return [cast(int, self.give_seat)]
         if p == FORCED:
-            return [self.turn]
+            return [cast(int, self.turn)]
         return [s for s in self.pickers if self.picks[s] is None]
 
-    def must_give(self, seat):
+    def must_give(self, seat: int) -> int:
         return self.give_count if self.pending == GIVE and self.give_seat == seat else 0
 
     # ------------------------------------------------------------------ the public surface
 
-    def legal_actions(self, seat):
+    def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of `seat` now but `concede`; [] when it has nothing to decide.
         One entry per distinct card code, one per colour for a Wild. A `give` is not listed:
         the view's `must_give` says how many cards to give."""
@@ -257,30 +269,11 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         if pending is None:
             if seat != self.turn:  # also None once the game is over
                 return []
-            hand = self.hands[seat]
-            if self.penalty:
-                acts = [{"type": "play", "card": c} for c in dict.fromkeys(hand)
-                        if c in IS_DRAW2]
-                acts.append({"type": "take_penalty"})
-                return acts
-            playable = PLAYABLE[(FACE[self.discard[-1]], self.color)]
-            acts = []
-            prev = None
-            for c in hand:  # in hand order, so copies of a card sit side by side
-                if c != prev and c in playable:
-                    if c in IS_WILD:
-                        acts += [{"type": "play", "card": c, "color": k} for k in COLORS]
-                    else:
-                        acts.append({"type": "play", "card": c})
-                prev = c
-            if not acts:
-                return [{"type": "draw"}] if self.draw or len(self.discard) > 1 else [
-                    {"type": "pass_turn"}]
-            return acts
+            return self._turn_actions(self.hands[seat])
         if pending == FORCED:
             if seat != self.turn:
                 return []
-            c = self.forced
+            c = cast(str, self.forced)
             if c in IS_WILD:
                 return [{"type": "play", "card": c, "color": k} for k in COLORS]
             return [{"type": "play", "card": c}]
@@ -290,7 +283,33 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
             return [{"type": "pass", "card": c} for c in dict.fromkeys(self.hands[seat])]
         return []
 
-    def act(self, seat, action):
+    def _turn_actions(self, hand: list[str]) -> list[Action]:
+        """The legal actions of an ordinary turn, or of a turn with a penalty waiting."""
+        if self.penalty:
+            acts: list[Action] = [
+                {"type": "play", "card": c} for c in dict.fromkeys(hand) if c in IS_DRAW2
+            ]
+            acts.append({"type": "take_penalty"})
+            return acts
+        playable = PLAYABLE[(FACE[self.discard[-1]], self.color)]
+        acts = []
+        prev = None
+        for c in hand:  # in hand order, so copies of a card sit side by side
+            if c != prev and c in playable:
+                if c in IS_WILD:
+                    acts += [{"type": "play", "card": c, "color": k} for k in COLORS]
+                else:
+                    acts.append({"type": "play", "card": c})
+            prev = c
+        if not acts:
+            return (
+                [{"type": "draw"}]
+                if self.draw or len(self.discard) > 1
+                else [{"type": "pass_turn"}]
+            )
+        return acts
+
+    def act(self, seat: int, action: Action) -> list[Event]:
         """Apply one decision of `seat` and return the events it caused.
 
         Raises IllegalAction, with a message for the player, and changes nothing, when the
@@ -305,71 +324,79 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
             # The ordinary turn, the hottest path of all: checked inline.
             code = action.get("card")
             hand = self.hands[seat]
-            if type(code) is str and code in hand and code in PLAYABLE[
-                    (FACE[self.discard[-1]], self.color)]:
+            if (
+                type(code) is str
+                and code in hand
+                and code in PLAYABLE[(FACE[self.discard[-1]], self.color)]
+            ):
                 color = action.get("color")
                 if (color in COLORS) if code in IS_WILD else (color is None):
-                    ev = []
+                    ev: list[Event] = []
                     self._play(seat, code, color, ev)
                     return ev
         if self.stage == OVER:
             raise IllegalAction("The game is over.")
         if self.departed[seat % self.half]:
             raise IllegalAction("Your team has left this game.")
+        act = _ACTIONS.get(kind) if isinstance(kind, str) else None
+        if act is None:
+            raise IllegalAction(
+                f"Unknown action {kind!r}: play, draw, pass_turn, pass, give, "
+                "take_penalty or concede."
+            )
         ev = []
-        if kind == "play":
-            self._check_play(seat, action)
-            self._play(seat, action["card"], action.get("color"), ev)
-        elif kind == "pass":
-            self._act_pick(seat, action, ev)
-        elif kind == "draw":
-            self._check_turn(seat)
-            if self.penalty:
-                raise IllegalAction("A penalty is waiting: play a Draw 2 or take the penalty.")
-            if not self._playable().isdisjoint(self.hands[seat]):
-                raise IllegalAction("You hold a playable card, so you must play instead of drawing.")
-            if not self._can_draw():
-                raise IllegalAction("There is nothing left to draw: pass your turn.")
-            self.passes = 0
-            code = self._take(seat, 1, "turn", ev)[0]
-            if not self.hands[(seat + self.half) % self.n]:
-                # Partner out: the tag-in pass comes before the drawn card is dealt with.
-                self.ops.append(["after_draw", seat, code])
-                self._tag_in(seat, ev)
-            elif code in self._playable():
-                self.pending = FORCED
-                self.forced = code
-            else:
-                self.turn = self._next_in(seat)
-        elif kind == "pass_turn":
-            self._check_turn(seat)
-            if self.penalty:
-                raise IllegalAction("A penalty is waiting: play a Draw 2 or take the penalty.")
-            if not self._playable().isdisjoint(self.hands[seat]):
-                raise IllegalAction("You hold a playable card, so you must play it.")
-            if self._can_draw():
-                raise IllegalAction("You can still draw a card, so you cannot pass.")
-            self._pass_turn(seat, ev)
-        elif kind == "take_penalty":
-            self._check_turn(seat)
-            if not self.penalty:
-                raise IllegalAction("There is no penalty waiting for you.")
-            k, self.penalty = self.penalty, 0
-            self.passes = 0
-            self.ops += [["next", seat], ["hit", seat, k, "penalty"]]
-            self._run(ev)
-        elif kind == "give":
-            self._act_give(seat, action, ev)
-        elif kind == "concede":
-            self._concede(seat, ev)
-        else:
-            raise IllegalAction(f"Unknown action {kind!r}: play, draw, pass_turn, pass, give, "
-                                "take_penalty or concede.")
+        act(self, seat, action, ev)
         return ev
 
     # ------------------------------------------------------------------ checks and actions
 
-    def _check_turn(self, seat):
+    def _act_play(self, seat: int, action: Action, ev: list[Event]) -> None:
+        self._check_play(seat, action)
+        self._play(seat, action["card"], action.get("color"), ev)
+
+    def _act_draw(self, seat: int, action: Action, ev: list[Event]) -> None:
+        self._check_turn(seat)
+        if self.penalty:
+            raise IllegalAction("A penalty is waiting: play a Draw 2 or take the penalty.")
+        if not self._playable().isdisjoint(self.hands[seat]):
+            raise IllegalAction("You hold a playable card, so you must play instead of drawing.")
+        if not self._can_draw():
+            raise IllegalAction("There is nothing left to draw: pass your turn.")
+        self.passes = 0
+        code = self._take(seat, 1, "turn", ev)[0]
+        if not self.hands[(seat + self.half) % self.n]:
+            # Partner out: the tag-in pass comes before the drawn card is dealt with.
+            self.ops.append(["after_draw", seat, code])
+            self._tag_in(seat, ev)
+        elif code in self._playable():
+            self.pending = FORCED
+            self.forced = code
+        else:
+            self.turn = self._next_in(seat)
+
+    def _act_pass_turn(self, seat: int, action: Action, ev: list[Event]) -> None:
+        self._check_turn(seat)
+        if self.penalty:
+            raise IllegalAction("A penalty is waiting: play a Draw 2 or take the penalty.")
+        if not self._playable().isdisjoint(self.hands[seat]):
+            raise IllegalAction("You hold a playable card, so you must play it.")
+        if self._can_draw():
+            raise IllegalAction("You can still draw a card, so you cannot pass.")
+        self._pass_turn(seat, ev)
+
+    def _act_take_penalty(self, seat: int, action: Action, ev: list[Event]) -> None:
+        self._check_turn(seat)
+        if not self.penalty:
+            raise IllegalAction("There is no penalty waiting for you.")
+        k, self.penalty = self.penalty, 0
+        self.passes = 0
+        self.ops += [["next", seat], ["hit", seat, k, "penalty"]]
+        self._run(ev)
+
+    def _act_concede(self, seat: int, action: Action, ev: list[Event]) -> None:
+        self._concede(seat, ev)
+
+    def _check_turn(self, seat: int) -> None:
         if self.stage == SETUP:
             raise IllegalAction("Everyone is still choosing a card to pass to their partner.")
         p = self.pending
@@ -381,16 +408,20 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         if seat != self.turn:
             raise IllegalAction("It is not your turn.")
         if p == FORCED:
-            raise IllegalAction(f"You must play the card you drew, {card_name(self.forced)}.")
+            raise IllegalAction(
+                f"You must play the card you drew, {card_name(cast(str, self.forced))}."
+            )
 
-    def _check_play(self, seat, action):
+    def _check_play(self, seat: int, action: Action) -> None:
         code = action.get("card")
         if not isinstance(code, str) or code not in RANK:
             raise IllegalAction("Say which card to play, e.g. {'type': 'play', 'card': 'R7'}.")
         color = action.get("color")
         if self.pending == FORCED and seat == self.turn:
             if code != self.forced:
-                raise IllegalAction(f"You must play the card you drew, {card_name(self.forced)}.")
+                raise IllegalAction(
+                    f"You must play the card you drew, {card_name(cast(str, self.forced))}."
+                )
         else:
             self._check_turn(seat)
         if code not in self.hands[seat]:
@@ -400,7 +431,11 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
                 raise IllegalAction("A penalty is waiting: play a Draw 2 or take the penalty.")
         elif code not in self._playable():
             top = self.discard[-1]
-            on = card_name(top) if COLOR[top] else f"{card_name(top)} ({COLOR_NAMES[self.color]})"
+            on = (
+                card_name(top)
+                if COLOR[top]
+                else (f"{card_name(top)} ({COLOR_NAMES[cast(str, self.color)]})")
+            )
             raise IllegalAction(f"{card_name(code)} cannot be played on {on}.")
         if code in IS_WILD:
             if color not in COLORS:
@@ -408,21 +443,50 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         elif color is not None:
             raise IllegalAction("Only a Wild takes a colour.")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.to_dict() == other.to_dict()
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # a game changes: it is no dict key
 
-    def __repr__(self):
-        return (f"<Game {self.n}p round {self.round} stage {self.stage} turn {self.turn} "
-                f"pending {self.pending}>")
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.n}p round {self.round} stage {self.stage} turn {self.turn} "
+            f"pending {self.pending}>"
+        )
 
     # What a seat sees and the time-out moves live in their own modules.
     view = views.view
     auto_action = auto.auto_action
 
 
-def _give_continuation(view, giver, partner, history):
+# What `act` does for each kind of action (but the ordinary turn, checked inline there).
+_ACTIONS: dict[str, Callable[[Game, int, Action, list[Event]], None]] = {
+    "play": Game._act_play,
+    "pass": Game._act_pick,
+    "draw": Game._act_draw,
+    "pass_turn": Game._act_pass_turn,
+    "take_penalty": Game._act_take_penalty,
+    "give": Game._act_give,
+    "concede": Game._act_concede,
+}
+
+
+def _check_cards(n: int, hands: list[list[str]], draw_pile: list[str], discard: list[str]) -> None:
+    """Game.from_position's checks of the cards it is given: a hand per seat, every code a
+    card, a top card on the discard pile. Raises ValueError."""
+    if not isinstance(hands, (list, tuple)) or len(hands) != n:
+        raise ValueError(f"Give one hand for each of the {n} seats.")
+    for cards in [*hands, draw_pile, discard]:
+        for c in cards:
+            if c not in RANK:
+                raise ValueError(f"{c!r} is not a card.")
+    if not discard:
+        raise ValueError("The discard pile needs a top card.")
+
+
+def _give_continuation(
+    view: SeatView, giver: int, partner: int, history: list[Event] | None
+) -> list[Step]:
     """The steps that wait on a half pass or tag-in give, rebuilt from public facts.
 
     A half pass follows the giver's partner playing its last card: that card's effect comes
@@ -435,15 +499,17 @@ def _give_continuation(view, giver, partner, history):
         raise ValueError("Rebuilding a tag-in give needs the giver's events.")
     events = list(history)
     k = len(events) - 1
-    while k >= 0 and not (events[k]["type"] == "draw" and events[k]["seat"] == giver
-                          and events[k]["count"]):
+    while k >= 0 and not (
+        events[k]["type"] == "draw" and events[k]["seat"] == giver and events[k]["count"]
+    ):
         k -= 1
     if k < 0:
         raise ValueError("No draw of the giver explains this tag-in.")
     reason = events[k]["reason"]
     if reason == "turn":
-        drew = next((e for e in events[k + 1:] if e["type"] == "drew"
-                     and e["seat"] == giver), None)
+        drew = next(
+            (e for e in events[k + 1 :] if e["type"] == "drew" and e["seat"] == giver), None
+        )
         if drew is None:
             raise ValueError("Only the giver knows the card it drew.")
         return [["after_draw", giver, drew["cards"][0]]]
@@ -453,7 +519,7 @@ def _give_continuation(view, giver, partner, history):
     while j >= 0 and events[j]["type"] != "play":
         j -= 1
     if j >= 0 and events[j]["card"] == "WTD4":
-        hits = [e for e in events[j + 1:k] if e["type"] == "draw" and e["reason"] == "penalty"]
+        hits = [e for e in events[j + 1 : k] if e["type"] == "draw" and e["reason"] == "penalty"]
         if not hits:  # the giver is the first victim: its partner draws two after the give
             return [["next", giver], ["hit", partner, 2, "penalty"]]
         return [["next", hits[0]["seat"]]]

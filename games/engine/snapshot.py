@@ -1,12 +1,16 @@
 """Snapshots: a game as JSON-safe data and back, exactly."""
 
+from typing import Self
+
 from .options import Options
+from .state import State
+from .types import GameOver, RoundResult, SnapshotDict
 
 
-class Snapshot:
+class Snapshot(State):
     __slots__ = ()
 
-    def to_dict(self):
+    def to_dict(self) -> SnapshotDict:
         """A JSON-safe snapshot; Game.from_dict(g.to_dict()) is the same game."""
         return {
             "v": 1,
@@ -42,7 +46,7 @@ class Snapshot:
         }
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: SnapshotDict) -> Self:
         try:
             if d.get("v") != 1:
                 raise ValueError("unknown snapshot version")
@@ -80,15 +84,15 @@ class Snapshot:
         return g
 
 
-def _copy_result(r):
+def _copy_result(r: RoundResult | None) -> RoundResult | None:
     if r is None:
         return None
-    r = dict(r)
-    r["hands"] = [list(h) for h in r["hands"]]
-    return r
+    copy = r.copy()
+    copy["hands"] = [list(h) for h in r["hands"]]
+    return copy
 
 
-def _copy_over(o):
+def _copy_over(o: GameOver | None) -> GameOver | None:
     if o is None:
         return None
     return {"winner": o["winner"], "ranking": [list(x) for x in o["ranking"]]}

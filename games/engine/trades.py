@@ -1,18 +1,22 @@
 """The four trades between partners: setup pass, symbol swap, half pass and tag-in pass."""
 
 from bisect import insort
+from typing import cast
 
 from .cards import RANK, card_name
 from .common import GIVE, PICK_SETUP, PICK_SWAP, PLAY, IllegalAction, rank
+from .state import State
+from .types import Action, Event
 
 
-class Trades:
+class Trades(State):
     __slots__ = ()
 
     # ------------------------------------------------------------------ trades
 
-    def _finish_setup(self, ev):
-        picks, n, half = self.picks, self.n, self.half
+    def _finish_setup(self, ev: list[Event]) -> None:
+        # Every picker has picked by now.
+        picks, n, half = cast(list[str], self.picks), self.n, self.half
         hands = self.hands
         for s in self.pickers:
             hands[s].remove(picks[s])
@@ -24,8 +28,16 @@ class Trades:
             p = (s + half) % n
             self.received[s] = [picks[p]]
             self.gave[s] = [picks[s]]
-            ev.append({"type": "traded", "seat": s, "partner": p, "gave": picks[s],
-                       "received": picks[p], "visible_to": [s]})
+            ev.append(
+                {
+                    "type": "traded",
+                    "seat": s,
+                    "partner": p,
+                    "gave": picks[s],
+                    "received": picks[p],
+                    "visible_to": [s],
+                }
+            )
         self.pickers = []
         self.picks = [None] * n
         self.pending = None
@@ -33,9 +45,10 @@ class Trades:
         self.round_over = None
         self.turn = self._first_player()
 
-    def _finish_swap(self, ev):
+    def _finish_swap(self, ev: list[Event]) -> None:
         a, b = self.pickers
-        ca, cb = self.picks[a], self.picks[b]
+        picks = cast(list[str], self.picks)  # both partners have picked by now
+        ca, cb = picks[a], picks[b]
         ha, hb = self.hands[a], self.hands[b]
         ha.remove(ca)
         hb.remove(cb)
@@ -44,16 +57,32 @@ class Trades:
         self.received[a], self.gave[a] = [cb], [ca]
         self.received[b], self.gave[b] = [ca], [cb]
         ev.append({"type": "swap", "seats": [a, b], "visible_to": None})
-        ev.append({"type": "traded", "seat": a, "partner": b, "gave": ca, "received": cb,
-                   "visible_to": [a]})
-        ev.append({"type": "traded", "seat": b, "partner": a, "gave": cb, "received": ca,
-                   "visible_to": [b]})
+        ev.append(
+            {
+                "type": "traded",
+                "seat": a,
+                "partner": b,
+                "gave": ca,
+                "received": cb,
+                "visible_to": [a],
+            }
+        )
+        ev.append(
+            {
+                "type": "traded",
+                "seat": b,
+                "partner": a,
+                "gave": cb,
+                "received": ca,
+                "visible_to": [b],
+            }
+        )
         self.pickers = []
         self.picks = [None] * self.n
         self.pending = None
         self._run(ev)
 
-    def _act_pick(self, seat, action, ev):
+    def _act_pick(self, seat: int, action: Action, ev: list[Event]) -> None:
         p = self.pending
         if p != PICK_SETUP and p != PICK_SWAP:
             raise IllegalAction("There is no card to pass right now.")
@@ -75,7 +104,7 @@ class Trades:
             else:
                 self._finish_swap(ev)
 
-    def _act_give(self, seat, action, ev):
+    def _act_give(self, seat: int, action: Action, ev: list[Event]) -> None:
         if self.pending != GIVE:
             raise IllegalAction("There are no cards to give right now.")
         if seat != self.give_seat:
@@ -83,15 +112,18 @@ class Trades:
         cards = action.get("cards")
         k = self.give_count
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-            raise IllegalAction(f"Say which {k} card(s) to give, e.g. {{'type': 'give', 'cards': ['R1']}}.")
+            raise IllegalAction(
+                f"Say which {k} card(s) to give, e.g. {{'type': 'give', 'cards': ['R1']}}."
+            )
         if len(cards) != k:
             raise IllegalAction(f"Give exactly {k} card(s), not {len(cards)}.")
         hand = self.hands[seat]
         left = list(hand)
         for c in cards:
             if c not in left:
-                raise IllegalAction(f"You do not hold {card_name(c)}" + (
-                    " that many times." if c in hand else "."))
+                raise IllegalAction(
+                    f"You do not hold {card_name(c)}" + (" that many times." if c in hand else ".")
+                )
             left.remove(c)
         p = (seat + self.half) % self.n
         self.hands[seat] = left
@@ -104,10 +136,17 @@ class Trades:
         self.gave[seat] = given
         self.gave[p] = []
         reason = self.give_reason
-        ev.append({"type": "give", "seat": seat, "to": p, "count": k, "reason": reason,
-                   "visible_to": None})
-        ev.append({"type": "gave", "seat": seat, "to": p, "cards": given,
-                   "visible_to": [seat, p]})
+        ev.append(
+            {
+                "type": "give",
+                "seat": seat,
+                "to": p,
+                "count": k,
+                "reason": reason,
+                "visible_to": None,
+            }
+        )
+        ev.append({"type": "gave", "seat": seat, "to": p, "cards": given, "visible_to": [seat, p]})
         ev.append({"type": "in", "seat": p, "visible_to": None})
         self.pending = None
         self.give_seat = None

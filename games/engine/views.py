@@ -4,8 +4,16 @@ Every page, socket message, replay and export of the site is rendered from `view
 from `events_for(events, seat)`, so secrecy is decided here and nowhere else.
 """
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-def view(game, seat=None):
+from .types import Event, GameOver, RoundResult, SeatView
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def view(game: "Game", seat: int | None = None) -> SeatView:
     """The table as `seat` sees it (None: a spectator, public information only).
 
     A seat sees its own hand, what it received and gave in its latest trade, its own pick in
@@ -20,7 +28,7 @@ def view(game, seat=None):
     hands = g.hands
     pending = g.pending
     picking = pending == "setup" or pending == "swap"
-    v = {
+    v: SeatView = {
         "seat": seat,
         "players": n,
         "teams": half,
@@ -62,7 +70,7 @@ def view(game, seat=None):
     return v
 
 
-def _decision(g):
+def _decision(g: "Game") -> str | None:
     """What kind of decision the table waits for: setup, swap, give, forced, penalty, turn,
     or None when the game is over."""
     if g.stage == "over":
@@ -72,26 +80,26 @@ def _decision(g):
     return "penalty" if g.penalty else "turn"
 
 
-def _result(r):
+def _result(r: RoundResult | None) -> RoundResult | None:
     if r is None:
         return None
-    r = dict(r)
-    r["hands"] = [list(h) for h in r["hands"]]
-    return r
+    copy = r.copy()
+    copy["hands"] = [list(h) for h in r["hands"]]
+    return copy
 
 
-def _over(o):
+def _over(o: GameOver | None) -> GameOver | None:
     if o is None:
         return None
     return {"winner": o["winner"], "ranking": [list(x) for x in o["ranking"]]}
 
 
-def visible_to(event, seat):
+def visible_to(event: Event, seat: int | None) -> bool:
     """Whether `seat` (None: a spectator) may see `event`."""
     to = event.get("visible_to")
     return to is None or (seat is not None and seat in to)
 
 
-def events_for(events, seat):
+def events_for(events: Iterable[Event], seat: int | None) -> list[Event]:
     """The events of a list that `seat` (None: a spectator) may see."""
     return [e for e in events if visible_to(e, seat)]
