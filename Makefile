@@ -22,10 +22,16 @@ run: migrate
 	$(BIN)/python manage.py ensure_demo
 	$(BIN)/python manage.py runsite $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
-# The import rule first (pyproject.toml, [tool.importlinter]); pytest exits 5 when it
-# collected no tests: that is a failure too.
+# The import rules first (pyproject.toml, [tool.importlinter]), then ruff (lint, import
+# order, the complexity limit, the format) and mypy over what is typed so far: the rules
+# engine and the seat door, strict ([tool.mypy]); pytest exits 5 when it collected no
+# tests: that is a failure too.
+TYPED := games/engine games/actions/access.py
 test: install
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/ruff check $(TYPED) tests/test_linters.py
+	$(BIN)/ruff format --check $(TYPED) tests/test_linters.py
+	$(BIN)/mypy --follow-imports=silent $(TYPED)
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; exit $$rc
 
