@@ -22,7 +22,7 @@ except ImportError:
     np = UnoGame = None
 
 from games.engine import Game, Options
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 
 from .simulate import play_game
 

@@ -13,7 +13,7 @@ import random
 import time
 
 from games.engine import Game, Options
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 
 
 def play_game(options, seed, rng, check=False, max_actions=100_000):

@@ -8,7 +8,7 @@ from .cards import card_name, card_points, sort_hand
 from .common import IllegalAction
 from .game import Game
 from .options import Options
-from .views import events_for, visible_to
+from .visibility import events_for, visible_to
 
 __all__ = [
     "Game",

@@ -6,13 +6,14 @@ and returns the events it caused. Effects that must wait for somebody's choice (
 a card after a half pass, the rest of a Wild Team Draw 4 after a tag-in pass) are kept as a
 small stack of continuation steps, `ops`, run as soon as the pending choice is made.
 
-What each seat may see is in `views.py`; the time-out moves in `auto.py`.
+What each seat may see is in `visibility.py`; the time-out moves in `auto.py`.
 """
 
 from collections.abc import Callable
 from typing import Self, cast
 
-from . import auto, views
+from . import auto, visibility
+from .card_effects import CardEffects
 from .cards import (
     COLOR,
     COLOR_NAMES,
@@ -36,7 +37,6 @@ from .common import (
     rank,
 )
 from .deal import Dealing
-from .effects import Effects
 from .ending import Ending
 from .options import Options
 from .snapshot import Snapshot
@@ -44,7 +44,7 @@ from .trades import Trades
 from .types import Action, Event, SeatView, Step
 
 
-class Game(Dealing, Effects, Trades, Ending, Snapshot):
+class Game(Dealing, CardEffects, Trades, Ending, Snapshot):
     # The fields (and their slots) are those of state.State, which every mixin derives from.
     __slots__ = ()
 
@@ -455,7 +455,7 @@ class Game(Dealing, Effects, Trades, Ending, Snapshot):
         )
 
     # What a seat sees and the time-out moves live in their own modules.
-    view = views.view
+    view = visibility.view
     auto_action = auto.auto_action
 
 

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from games.engine import Game, Options, events_for
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 
 KEYS = ("hands", "draw", "discard", "color", "direction", "turn", "penalty", "stage",
         "pending", "pickers", "give", "forced", "ops", "round_over", "game_over")

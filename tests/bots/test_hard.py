@@ -17,7 +17,7 @@ def test_samples_match_every_public_count_and_never_use_a_seen_card():
     g = Game.new(Options(players=6), 3)
     events = list(g.initial_events())
     rng = random.Random(0)
-    from games.engine.simulate import random_action
+    from games.engine.random_moves import random_action
     for _ in range(120):
         if g.stage == "over":
             break

@@ -10,7 +10,7 @@ from games.bots.candidates import give_candidates, pick_candidates
 from games.bots.sampling import sample_world
 from games.bots.search import _clearly_better
 from games.engine import Game, Options, events_for
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 
 from .helpers import TINY
 

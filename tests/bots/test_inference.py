@@ -161,7 +161,7 @@ def test_without_inference_every_lean_is_zero():
 def test_weighted_samples_match_every_public_count_and_respect_voids():
 
     from games.engine import Game, Options
-    from games.engine.simulate import random_action
+    from games.engine.random_moves import random_action
     checked = 0
     for players in (4, 6, 8):
         g = Game.new(Options(players=players), 8)

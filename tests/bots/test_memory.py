@@ -48,7 +48,7 @@ def test_a_new_round_forgets_the_old_one():
     g = Game.new(Options(players=4, target_score=5000), 3)
     events = list(g.initial_events())
     rng = random.Random(1)
-    from games.engine.simulate import random_action
+    from games.engine.random_moves import random_action
     while g.round == 1:
         s = g.waiting_on()[0]
         events += g.act(s, random_action(g, s, rng))

@@ -10,7 +10,7 @@ import pytest
 from games.bots import Budget, SeatMemory, oracle_decide
 from games.bots.sampling import sample_world
 from games.engine import Game, Options, events_for
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 
 from .helpers import assert_sample_matches, position
 

@@ -24,7 +24,7 @@ from django.db import connection
 from accounts.models import User
 from games import effects, store
 from games.actions import decisions
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 from games.models import Game
 from lobby import services as lobby
 

@@ -3,7 +3,7 @@
 names for the others, names only for a reader without a seat; and a line names no card but
 those of its own event, which the reader may see.
 
-Random games of the engine alone (games.engine.simulate) give every event type the site
+Random games of the engine alone (games.engine.random_moves) give every event type the site
 shows; seeds are given.
 """
 
@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import pytest
 
 from games import engine
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 from games.presenters import replay, table
 from games.presenters.describe import describe, seat_names
 from games.store import recent_events

@@ -14,7 +14,7 @@ import pytest
 
 from games import engine, store
 from games.actions import decisions
-from games.engine.simulate import random_action
+from games.engine.random_moves import random_action
 from games.models import TEAM_SHAPES, Game, GameEvent
 from games.presenters import table
 from tests.conftest import make_started_game, make_user, play_one

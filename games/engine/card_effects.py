@@ -19,7 +19,7 @@ from .state import State
 from .types import Event
 
 
-class Effects(State):
+class CardEffects(State):
     __slots__ = ()
 
     def _hit(self, v: int, k: int, reason: str, ev: list[Event]) -> None:
