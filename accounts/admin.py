@@ -1,18 +1,13 @@
-from datetime import timedelta
+"""The accounts' admin. Its moderation (suspend, ban, lift) is added by the moderators' admin,
+games.moderation.admin, which registers PlayerAdmin with those actions in its place: the
+accounts import nothing of the games app."""
 
-from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 
-from games.actions import moderation, staff
-from games.admin import CheckedSelection, ReasonForm, run_with_reason
-
+from .admin_checks import CheckedSelection
 from .models import AccountAudit, ApiToken, User
-
-
-class SuspendForm(ReasonForm):
-    days = forms.IntegerField(min_value=1, max_value=3650, initial=7)
 
 
 class RestrictionFilter(admin.SimpleListFilter):
@@ -34,7 +29,8 @@ class RestrictionFilter(admin.SimpleListFilter):
 
 
 class AuditInline(admin.TabularInline):
-    """Who restricted this account, when and why (append-only: written by games.actions.moderation)."""
+    """Who restricted this account, when and why (append-only: written by
+    games.moderation.actions)."""
 
     model = AccountAudit
     fk_name = "user"
@@ -74,7 +70,6 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
     list_filter = [RestrictionFilter, "is_bot", *UserAdmin.list_filter]
     search_fields = ["username", "display_name", "email"]
     inlines = [AuditInline, ApiTokenInline]
-    actions = ["suspend_accounts", "ban_accounts", "lift_restrictions"]
     fieldsets = UserAdmin.fieldsets + (
         (
             "Profile",
@@ -105,35 +100,6 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
         if state == "suspended":
             return f"suspended until {timezone.localtime(user.suspended_until):%Y-%m-%d %H:%M}"
         return state or ""
-
-    def has_ban_permission(self, request):
-        return request.user.has_perm(staff.ACCOUNTS)
-
-    @admin.action(description="Suspend selected accounts", permissions=["ban"])
-    def suspend_accounts(self, request, queryset):
-        return run_with_reason(
-            self, request, queryset, title="Suspend accounts", submit="Suspend",
-            form_class=SuspendForm,
-            do=lambda user, data: moderation.suspend(
-                user, request.user, data["reason"], timezone.now() + timedelta(days=data["days"])
-            ),
-        )
-
-    @admin.action(description="Ban selected accounts (their running seats go to bots)",
-                  permissions=["ban"])
-    def ban_accounts(self, request, queryset):
-        return run_with_reason(
-            self, request, queryset, title="Ban accounts", submit="Ban",
-            do=lambda user, data: moderation.ban(user, request.user, data["reason"]),
-        )
-
-    @admin.action(description="Lift the ban or suspension of selected accounts",
-                  permissions=["ban"])
-    def lift_restrictions(self, request, queryset):
-        return run_with_reason(
-            self, request, queryset, title="Lift restrictions", submit="Lift",
-            do=lambda user, data: moderation.lift(user, request.user, data["reason"]),
-        )
 
 
 @admin.register(AccountAudit)

@@ -9,9 +9,7 @@ from django.urls import reverse_lazy
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games.actions import outbox
-
-from . import emails, ratelimit
+from . import emails, ratelimit, signals
 from .forms import LoginForm, ProfileForm, SignUpForm, clean_address, login_name
 from .models import User
 from .ratelimit import in_words
@@ -245,7 +243,7 @@ def profile(request):
             mail_about_address(user, address, owner_of(address, other_than=user), "change")
             messages.info(request, f"Please confirm {address}: we sent you a link.")
         # Emails already waiting are looked at again under the new choices.
-        outbox.replan(user.pk)
+        signals.email_choices_changed.send(sender=User, user_id=user.pk)
         messages.success(request, "Your profile is saved.")
         return redirect("accounts:profile")
     form = ProfileForm(instance=user)

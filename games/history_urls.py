@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from games.moderation import views as moderation_views
 from games.views import history as views
 
 app_name = "history"
@@ -14,5 +15,5 @@ urlpatterns = [
     path("games/<int:game_id>/replay/", views.replay_view, name="replay"),
     path("games/<int:game_id>/export.json", views.export_view, name="export"),
     path("games/<int:game_id>/verify/", views.verify_view, name="verify"),
-    path("games/<int:game_id>/report/", views.report, name="report"),
+    path("games/<int:game_id>/report/", moderation_views.report, name="report"),
 ]

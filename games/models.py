@@ -7,6 +7,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import Options
+# Django registers a model when the models module of an app imports it: the report's model
+# is written with the rest of moderation.
+from games.moderation.models import Report  # noqa: F401
 
 
 def new_invite_token():

@@ -1,6 +1,6 @@
-"""The games app's import rule (docs/architecture.md) holds, and its check would catch a
-break of it: import-linter's contracts (pyproject.toml) are run on the tree as it is and on
-copies with one import against the rule added.
+"""The import rules (docs/architecture.md) hold, inside the games app and between the apps,
+and their check would catch a break of them: import-linter's contracts (pyproject.toml) are
+run on the tree as it is and on copies with one import against the rule added.
 """
 
 import ast
@@ -57,6 +57,21 @@ def test_the_tree_keeps_every_contract():
      "games.actions.decisions is not allowed to import games.actions.timeouts"),
     # The engine is pure.
     ("games/engine/game.py", "import django.db", "games.engine is not allowed to import django"),
+    # Between the apps: the accounts reaching up to the games app's moderation, or the games
+    # app to the lobby.
+    ("accounts/admin.py", "from games.moderation import actions",
+     "accounts is not allowed to import games"),
+    ("games/models.py", "from lobby import models",
+     "games is not allowed to import lobby"),
+    # The lobby using moderation (it is the games app's, reached through its admin only).
+    ("lobby/views.py", "from games.moderation import staff",
+     "lobby is not allowed to import games.moderation"),
+    # The games' own actions calling moderation, which is built on them.
+    ("games/actions/decisions.py", "from games.moderation import staff",
+     "games.actions is not allowed to import games.moderation.staff"),
+    # Moderation's report model reaching up to the tables' models that register it.
+    ("games/moderation/models.py", "from games import models",
+     "games.moderation.models is not allowed to import games.models"),
 ])
 def test_an_import_against_the_rule_fails_the_check(copy, module, line, broken):
     add_line(copy / module, line)

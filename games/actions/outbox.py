@@ -32,10 +32,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts import activity, schedule
-from accounts.tokens import unsubscribe_token
 from accounts.models import User
+from accounts.tokens import unsubscribe_token
 from games import metrics
 from games.models import EmailOutbox, Game, Seat
+from games.store import seats
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +78,10 @@ def decide(row, user, game, now, told=False):
         return Skip("no player in the seat")
     if not user.email:
         return Skip("no address")
-    clock = (game.clocks or {}).get(str(row.seat))
+    clock = seats.clock(game, row.seat)
     if game.status != Game.Status.ACTIVE or clock is None or clock["since"] != row.seq:
         return Skip("already decided")
-    due = datetime.fromisoformat(clock["due"])
+    due = seats.due(game, row.seat)
     present_until = activity.present_until(user)
     present = present_until is not None and present_until > now
     quiet = schedule.quiet_stretch(user, now)
@@ -113,7 +114,7 @@ def early_reminder_row(row, user, game):
     when the player's quiet hours would hold the half-time reminder past a deadline inside
     them, it is written due before they begin (schedule.early_reminder). The sweep's own
     reminder row at half time is then the same row (unique per decision), so still one."""
-    clock = (game.clocks or {}).get(str(row.seat))
+    clock = seats.clock(game, row.seat)
     if (user is None or not user.notify_reminder_email or clock is None
             or clock["since"] != row.seq or not clock.get("remind_at")):
         return None
@@ -159,20 +160,16 @@ def _told(row, user):
     return sent.exists()
 
 
-def _due(clock):
-    return datetime.fromisoformat(clock["due"])
-
-
 def _waiting_games(user, but):
     """[(game, due)] of the player's other running turn-by-turn games that wait on them."""
     waiting = []
-    seats = (Seat.objects.filter(user=user, game__status=Game.Status.ACTIVE,
-                                 game__pace=Game.Pace.TURN_BASED)
-             .exclude(game_id__in=but).select_related("game"))
-    for seat in seats:
-        clock = (seat.game.clocks or {}).get(str(seat.number))
-        if clock is not None:
-            waiting.append((seat.game, _due(clock)))
+    mine = (Seat.objects.filter(user=user, game__status=Game.Status.ACTIVE,
+                                game__pace=Game.Pace.TURN_BASED)
+            .exclude(game_id__in=but).select_related("game"))
+    for seat in mine:
+        due = seats.due(seat.game, seat.number)
+        if due is not None:
+            waiting.append((seat.game, due))
     return waiting
 
 
@@ -206,14 +203,14 @@ def claim(user_id, now=None):
             row.save(update_fields=["sent_at", "skipped"])
             if isinstance(outcome, Send) and row.kind == REMINDER:
                 claims.append(Claim(REMINDER, user, [row],
-                                    [(row.game, _due(row.game.clocks[str(row.seat)]))]))
+                                    [(row.game, seats.due(row.game, row.seat))]))
             elif isinstance(outcome, Send):
                 turns.append(row)
         early = [r for r in early if r is not None]
         if early:
             EmailOutbox.objects.bulk_create(early, ignore_conflicts=True)
         if turns:
-            games = [(r.game, _due(r.game.clocks[str(r.seat)])) for r in turns]
+            games = [(r.game, seats.due(r.game, r.seat)) for r in turns]
             if len(turns) == 1 and user.turn_email == User.TurnEmail.IMMEDIATE:
                 claims.append(Claim(TURN, user, turns, games))
             else:
@@ -269,10 +266,10 @@ def _recipients(game_id, now, limit):
     rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now)
     if game_id is not None:
         rows = rows.filter(game_id=game_id)
-    seats = Seat.objects.filter(
+    holders = Seat.objects.filter(
         Exists(rows.filter(game_id=OuterRef("game_id"), seat=OuterRef("number"))),
         user__isnull=False)
-    return list(seats.order_by("user_id").values_list("user_id", flat=True).distinct()[:limit])
+    return list(holders.order_by("user_id").values_list("user_id", flat=True).distinct()[:limit])
 
 
 def _orphans(game_id, now):
@@ -334,3 +331,8 @@ def replan(user_id, now=None):
     now = now or timezone.now()
     _rows_of(user_id).filter(sent_at__isnull=True, kind=TURN, not_before__gt=now).update(
         not_before=now)
+
+
+def email_choices_changed(sender, user_id, **kwargs):
+    """accounts.signals.email_choices_changed: the profile saved new choices."""
+    replan(user_id)

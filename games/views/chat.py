@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from games.actions import chat
+from games.moderation import chat as chat_moderation
 from games.presenters.chat import panel_context
 
 
@@ -80,5 +81,5 @@ def _bad_toggle():
 @require_POST
 def report(request, game_id, message_id):
     return _answer(request, game_id,
-                   lambda game, seat: chat.report(game.pk, message_id, request.user),
+                   lambda game, seat: chat_moderation.report(game.pk, message_id, request.user),
                    note="Reported: a moderator will read the message.")

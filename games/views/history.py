@@ -1,26 +1,22 @@
-"""History, profile statistics, replays, exports and player reports."""
+"""History, profile statistics, replays and exports (the report form is moderation's:
+games.moderation.views)."""
 
 from django import forms
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
 from django.utils.http import urlencode
 
 from accounts import ratelimit
-from accounts import text as person_text
 from accounts.models import User
 from games.models import Game
 from games.presenters import fairness, history, replay, series
 from games.presenters import ratings as rating_views
 from games.store.replica import reads_from_replica
-from lobby import reports
-from lobby.models import Report
 
 PAGE_SIZE = 25
 # The profile lists the newest rematch series, each with its games.
@@ -243,56 +239,3 @@ def verify_view(request, game_id):
             "own_values": seed == game.seed and secret == game.deal_secret,
         })
     return render(request, "history/verify.html", context, status=status)
-
-
-class ReportForm(forms.ModelForm):
-    class Meta:
-        model = Report
-        fields = ["reported", "reason", "text"]
-        labels = {"reported": "Player (leave empty to report the table)"}
-
-    def __init__(self, *args, game, reporter, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["reported"].required = False
-        self.fields["reported"].queryset = (
-            User.objects.filter(seats__game=game).exclude(pk=reporter.pk).order_by("username")
-        )
-
-    def clean_text(self):
-        report_text = self.cleaned_data.get("text", "")
-        person_text.validate(report_text, "The report")
-        return report_text
-
-
-@login_required
-def report(request, game_id):
-    """A player reports a table, or a player seated at it, to the moderators."""
-    game = get_object_or_404(Game, pk=game_id)
-    own = replay.seat_of(game, request.user)
-    if game.private and own is None and game.host_id != request.user.pk:
-        raise Http404("No such table")
-    if request.method == "POST":
-        form = ReportForm(request.POST, game=game, reporter=request.user)
-        status = 400
-        if form.is_valid():
-            try:
-                reports.file(game, request.user, **form.cleaned_data)
-            except reports.ReportRefused as exc:
-                form.add_error(None, str(exc))
-                status = exc.status
-            else:
-                messages.success(request, "Thank you: the moderators will look at your report.")
-                back = request.POST.get("next", "")
-                if not back.startswith("/") or back.startswith("//"):
-                    back = reverse({
-                        Game.Status.OPEN: "lobby:table", Game.Status.ACTIVE: "games:play",
-                    }.get(game.status, "history:replay"), args=[game.pk])
-                return redirect(back)
-        return render(request, "moderation/report.html",
-                      {"game": game, "form": form, "next": request.POST.get("next", "")},
-                      status=status)
-    else:
-        form = ReportForm(game=game, reporter=request.user,
-                          initial={"reported": _int(request.GET.get("player"))})
-    return render(request, "moderation/report.html",
-                  {"game": game, "form": form, "next": request.GET.get("next", "")})

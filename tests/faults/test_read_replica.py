@@ -21,7 +21,7 @@ from django.db import connection
 
 from games.actions import decisions
 from games.models import Game, GameEvent
-from lobby.models import Report
+from games.moderation.models import Report
 from tests.conftest import make_started_game, make_user
 from tests.faults.conftest import _NOT_INHERITED, ROOT, database_url, require_real_parts
 

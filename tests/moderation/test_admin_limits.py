@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from games.actions import moderation
 from games.models import Game
+from games.moderation import actions as moderation
 from tests.conftest import make_started_game, make_user
 
 pytestmark = pytest.mark.django_db

@@ -12,10 +12,11 @@ from django.utils import timezone
 
 from accounts.models import AccountAudit, User
 from games import push, store
-from games.actions import decisions, moderation, presence, timeouts
+from games.actions import decisions, presence, timeouts
 from games.models import Game, GameEvent, Seat
+from games.moderation import actions as moderation
+from games.moderation.models import Report
 from lobby import services as lobby
-from lobby.models import Report
 from tests.conftest import PASSWORD, make_started_game, make_table, play_until
 from tests.games.clock_support import at, fresh, move_as_person, timeout_events, travel
 

@@ -11,9 +11,10 @@ from django.urls import reverse
 
 from accounts.models import AccountAudit
 from games import effects, tasks
-from games.actions import chat, moderation
+from games.actions import chat
 from games.models import ChatMessage, ChatMute, Game, GameEvent, Seat
-from lobby.models import Report
+from games.moderation import actions as moderation
+from games.moderation.models import Report
 from tests.conftest import make_started_game, make_table, make_user
 
 pytestmark = pytest.mark.django_db

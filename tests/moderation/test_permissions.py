@@ -9,9 +9,11 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from accounts.models import AccountAudit
-from games.actions import chat, moderation
+from games.actions import chat
 from games.models import ChatMessage, ChatModeration, ChatMute, Game, GameEvent, Seat
-from lobby.models import Report
+from games.moderation import actions as moderation
+from games.moderation import chat as chat_moderation
+from games.moderation.models import Report
 from tests.conftest import make_started_game, make_user
 
 pytestmark = pytest.mark.django_db
@@ -103,7 +105,7 @@ def test_a_view_only_staff_member_cannot_ban_suspend_or_lift(client, viewer, bos
 
 def test_a_view_only_staff_member_cannot_hide_a_line_or_mute_and_unmute(
         client, viewer, boss, line, cy):
-    chat.mute(cy, boss, "spam")
+    chat_moderation.mute(cy, boss, "spam")
     client.force_login(viewer)
     url = reverse("admin:games_chatmessage_changelist")
     responses = [post_action(client, url, "hide_messages", [line.pk]),
@@ -132,7 +134,7 @@ def test_the_moderation_functions_refuse_a_view_only_staff_member_whoever_calls_
         viewer, boss, game, line, four, ed):
     ana, bo, cy, di = four
     report = Report.objects.create(game=game, reporter=ana, reason="other")
-    chat.mute(cy, boss, "spam")
+    chat_moderation.mute(cy, boss, "spam")
     for call in [
         lambda: moderation.abort_table(game.pk, viewer, "x"),
         lambda: moderation.replace_with_bot(game.pk, 1, viewer, "x"),
@@ -145,9 +147,9 @@ def test_the_moderation_functions_refuse_a_view_only_staff_member_whoever_calls_
         with pytest.raises(moderation.ModerationError, match="needs the permission"):
             call()
     for call in [
-        lambda: chat.hide(line, viewer, "x"),
-        lambda: chat.mute(bo, viewer, "x"),
-        lambda: chat.unmute(cy, viewer, "x"),
+        lambda: chat_moderation.hide(line, viewer, "x"),
+        lambda: chat_moderation.mute(bo, viewer, "x"),
+        lambda: chat_moderation.unmute(cy, viewer, "x"),
     ]:
         with pytest.raises(chat.ChatRefused, match="needs the permission"):
             call()

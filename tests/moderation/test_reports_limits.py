@@ -6,8 +6,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games.actions import chat, moderation
-from lobby.models import Report
+from games.actions import chat
+from games.moderation import actions as moderation
+from games.moderation.models import Report
 from tests.conftest import make_started_game, make_user, race
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,9 @@ from django.utils import timezone
 from accounts.models import User
 from config.asgi import application
 from games import effects, store
-from games.actions import decisions, moderation
+from games.actions import decisions
 from games.models import Game, GameEvent, Seat
+from games.moderation import actions as moderation
 from tests.conftest import PASSWORD, make_started_game, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

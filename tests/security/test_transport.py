@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from config.asgi import application
 from games import store
-from games.actions import moderation
 from games.models import GameEvent
+from games.moderation import actions as moderation
 from tests.security.world import build_world, fingerprint, routes
 
 CSRF_REFUSAL = "CSRF verification failed"

@@ -27,7 +27,7 @@ from games.actions import decisions
 from games.models import (ChatMessage, ChatModeration, ChatMute, ChatSetting, EmailOutbox, Game,
                           GameEvent, GameSnapshot, Seat)
 from lobby import services as lobby
-from lobby.models import Report
+from games.moderation.models import Report
 from tests.conftest import PASSWORD, make_started_game, make_user, play_one
 
 READABLE_MARKS = ('role="alert"', 'class="errorlist', 'class="error', "<li class=\"error\"")

@@ -7,10 +7,12 @@ import pytest
 from django.urls import reverse
 
 from games import push
-from games.actions import chat, moderation
+from games.actions import chat
 from games.models import ChatMessage, ChatModeration, ChatMute, ChatSetting, Game
+from games.moderation import actions as moderation
+from games.moderation import chat as chat_moderation
+from games.moderation.models import Report
 from games.presenters import chat as chat_views
-from lobby.models import Report
 from tests.conftest import make_started_game, make_user
 
 pytestmark = pytest.mark.django_db
@@ -150,7 +152,7 @@ def test_outsiders_and_open_tables_are_refused(ana, bo, ed):
 
 def test_a_muted_player_is_refused_and_reaches_nobody(
         table, ana, bo, mod, recorder, django_capture_on_commit_callbacks):
-    chat.mute(bo, mod, "insults")
+    chat_moderation.mute(bo, mod, "insults")
     with django_capture_on_commit_callbacks(execute=True):
         with pytest.raises(chat.ChatRefused, match="A moderator has muted you in chat") as refused:
             chat.send(table.pk, bo, "you are all terrible", "k1")
@@ -158,7 +160,7 @@ def test_a_muted_player_is_refused_and_reaches_nobody(
     assert not ChatMessage.objects.exists() and not recorder.sent
     # The others still chat; the log says who muted whom and why; lifting it lets Bo talk.
     assert chat.send(table.pk, ana, "calm down", "a1")[1]
-    chat.unmute(bo, mod, "apologised")
+    chat_moderation.unmute(bo, mod, "apologised")
     assert chat.send(table.pk, bo, "sorry", "b2")[1]
     log = list(ChatModeration.objects.order_by("pk").values_list("action", "user", "moderator",
                                                                   "reason"))
@@ -167,7 +169,8 @@ def test_a_muted_player_is_refused_and_reaches_nobody(
 
 def test_moderator_actions_need_a_reason(table, ana, bo, mod):
     line = chat.send(table.pk, ana, "hi", "k1")[0]
-    for call in (lambda: chat.mute(bo, mod, " "), lambda: chat.hide(line, mod, "")):
+    for call in (lambda: chat_moderation.mute(bo, mod, " "),
+                 lambda: chat_moderation.hide(line, mod, "")):
         with pytest.raises(chat.ChatRefused, match="Say why"):
             call()
     assert not ChatMute.objects.exists() and not ChatModeration.objects.exists()
@@ -178,30 +181,30 @@ def test_a_hidden_line_leaves_every_page_and_is_logged(
     line = say(table, ana, "something rude", commit=django_capture_on_commit_callbacks)
     recorder.sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        chat.hide(line, mod, "rude")
+        chat_moderation.hide(line, mod, "rude")
     assert {group for group, _ in recorder.of("chat.hidden")} == seat_groups(table, [0, 1, 2])
     assert recorder.of("chat.hidden")[0][1]["id"] == line.pk
     client.force_login(bo)
     assert "something rude" not in client.get(reverse("games:chat", args=[table.pk])).text
     entry = ChatModeration.objects.get()
     assert (entry.action, entry.message, entry.moderator, entry.reason) == ("hide", line, mod, "rude")
-    chat.hide(line, mod, "a mistake", show=True)
+    chat_moderation.hide(line, mod, "a mistake", show=True)
     assert "something rude" in client.get(reverse("games:chat", args=[table.pk])).text
 
 
 def test_a_report_names_the_line_for_the_moderators(table, ana, bo, ed):
     line = chat.send(table.pk, ana, "rude words", "k1")[0]
-    found = chat.report(table.pk, line.pk, bo)
+    found = chat_moderation.report(table.pk, line.pk, bo)
     assert (found.game, found.reporter, found.reported, found.reason) == (
         table, bo, ana, Report.Reason.ABUSE)
     assert found.text == f"Chat message {line.pk}: rude words"
     with pytest.raises(chat.ChatRefused, match="already reported"):
-        chat.report(table.pk, line.pk, bo)
+        chat_moderation.report(table.pk, line.pk, bo)
     with pytest.raises(chat.ChatRefused, match="your own message"):
-        chat.report(table.pk, line.pk, ana)
+        chat_moderation.report(table.pk, line.pk, ana)
     # A spectator cannot reach the players' room during play, not even to report it.
     with pytest.raises(chat.ChatRefused, match="no such message") as refused:
-        chat.report(table.pk, line.pk, ed)
+        chat_moderation.report(table.pk, line.pk, ed)
     assert refused.value.status == 404
     assert Report.objects.count() == 1
 

@@ -13,8 +13,10 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
-from games.actions import chat, moderation
+from games.actions import chat
 from games.models import ChatMessage
+from games.moderation import actions as moderation
+from games.moderation import chat as chat_moderation
 from games.routing import websocket_urlpatterns
 from tests.conftest import make_started_game, make_user
 
@@ -49,7 +51,7 @@ def panel(game, user):
 def test_each_socket_and_page_gets_only_the_rooms_its_reader_may_read(ana, bo, cy, di, ed):
     game = make_started_game([ana, bo, cy], spectators=True)  # a bot at seat 3
     mod = make_user("mod", is_staff=True, is_superuser=True)
-    chat.mute(cy, mod, "abuse")
+    chat_moderation.mute(cy, mod, "abuse")
     chat.set_off(di, True)  # a spectator who turned the chat off
     people = {"ana": ana, "bo": bo, "cy": cy, "di": di, "ed": ed}
     frames = {name: [] for name in people}

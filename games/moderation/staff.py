@@ -1,6 +1,6 @@
 """Who may moderate what, and where each moderation is written: one rule for the admin's
-actions and for the functions they call (games.actions.moderation, the moderators' part of
-games.actions.chat), so that a staff member is refused the same way whichever door an
+actions and for the functions they call (games.moderation.actions and
+games.moderation.chat), so that a staff member is refused the same way whichever door an
 action comes through (docs/security.md, "Moderators' permissions and their own tables").
 
 - `refusal(moderator, permission, game_id=..., user=...)`: why `moderator` may not take

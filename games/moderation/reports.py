@@ -1,5 +1,5 @@
 """Players' reports to the moderators: the one way a report is filed, for the report form
-(games.views.history) and a chat line's Report button (games.actions.chat).
+(games.moderation.views) and a chat line's Report button (games.moderation.chat).
 
 A reporter has at most one open report about each player at a table, and one about the
 table itself: a second is refused and stores nothing (the moderators read the first, and

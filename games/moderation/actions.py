@@ -27,9 +27,10 @@ from django.utils import timezone
 
 from accounts.models import AccountAudit, User
 from games import deadlines, effects
-from games.actions import decisions, staff
+from games.actions import decisions
 from games.models import Game, Seat
-from lobby.models import Report
+from games.moderation import staff
+from games.moderation.models import Report
 
 MODERATOR_KIND = staff.MODERATOR_KIND
 DEFAULT_BOT = Seat.BotLevel.NORMAL
