@@ -1,9 +1,9 @@
 """A game's deadline columns, worked out from its clocks, presence and stand-ins.
 
-Pure: no database, no clock of its own (`now` is always passed in). Every writer of a
-game's `clocks`, `presence` or `stand_ins` takes `deadline_at` and `wake_at` from
-`columns()` here, so the two can never disagree with what the sweep acts on
-(docs/clocks.md).
+Pure: no database, no clock of its own (`now` is always passed in). Every write of a
+game's `clocks`, `presence` or `stand_ins` goes through games.store.seats, which takes
+`deadline_at` and `wake_at` from `columns()` here, so the two can never disagree with what
+the sweep acts on (docs/clocks.md).
 """
 
 from datetime import datetime

@@ -15,7 +15,8 @@ from django.utils import timezone
 from games import metrics, store
 from games.actions import decisions, outbox, timeouts
 from games.bots import play as botplay
-from games.models import Game, GameEvent, Seat
+from games.models import Game, GameEvent
+from games.store import seats
 
 log = logging.getLogger(__name__)
 
@@ -33,22 +34,17 @@ def play_bot(self, game_id, seat, seq):
     game = Game.objects.filter(pk=game_id).select_related("snapshot").first()
     if game is None or game.status != Game.Status.ACTIVE or game.last_seq != seq:
         return "stale"
-    level = (
-        Seat.objects.filter(game_id=game_id, number=seat)
-        .exclude(bot_level="")
-        .values_list("bot_level", flat=True)
-        .first()
-    )
-    if level is None and seat in game.bot_seats:
-        # A person's seat a bot plays for now (time-outs, or away): docs/clocks.md.
-        level = settings.STAND_IN_BOT_LEVEL
+    # A bot's own level, or the stand-in's for a person's seat (time-outs, away).
+    level = seats.bot_level(game, seat)
     if level is None:
         return "not a bot"
+    # The bot thinks here, outside the game's lock (the door loads the state again under
+    # it): a move that takes a bot a second must not hold up the table's other writers.
     state = store.load_state(game)
     started = time.perf_counter()
     action = botplay.choose_action(
         state, seat, level, history=lambda: store.all_events(game_id),
-        seed=(game.seed + seq * 131 + seat) & (2**63 - 1),
+        seed=seats.bot_seed(game, seat, seq),
     )
     # Timed here: the bots are pure and count nothing themselves (games.metrics).
     metrics.bot_decision_seconds.labels(level).observe(time.perf_counter() - started)
@@ -64,7 +60,7 @@ def play_bot(self, game_id, seat, seq):
     except decisions.DecisionNotSaved as exc:
         # The database connection was lost mid-move; nothing was stored. Try again soon
         # (and the beat's wake_stalled_bots sweep re-sends it if every retry fails).
-        raise self.retry(exc=exc, countdown=1)
+        raise self.retry(exc=exc, countdown=1) from exc
     except decisions.IllegalDecision as exc:
         # A bot must only make legal moves; record loudly and let the sweep retry.
         log.error("bot %s at seat %s of game %s chose an illegal move: %s",
@@ -84,14 +80,13 @@ def wake_stalled_bots():
     before = now - timedelta(seconds=settings.BOT_STALL_SECONDS)
     woken = 0
     games = []
-    for game in Game.objects.bots_stalled(before).only("pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats"):
-        claimed = Game.objects.filter(
-            pk=game.pk, last_seq=game.last_seq, bot_due_at=game.bot_due_at
-        ).update(bot_due_at=now)
-        if not claimed:
+    stalled = Game.objects.bots_stalled(before).only(
+        "pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats")
+    for game in stalled:
+        if not store.claim_stalled_bots(game, now):
             continue
-        # bot_seats holds the stand-ins for people too, not only the bot seats.
-        bots = [s for s in game.waiting_on if s in game.bot_seats]
+        # Bot seats and the people's seats a bot stands in for.
+        bots = [s for s in game.waiting_on if seats.bot_moves(game, s)]
         for seat in bots:
             play_bot.delay(game.pk, seat, game.last_seq)
             woken += 1

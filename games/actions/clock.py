@@ -8,8 +8,9 @@ email row. Acting on what is due is games.actions.timeouts.
 
 from datetime import timedelta
 
-from games import deadlines, effects
+from games import effects
 from games.models import EmailOutbox, Game
+from games.store import seats
 
 
 def plan(game, public, pending, bot_seats, acted_seat, seq, now):
@@ -21,23 +22,21 @@ def plan(game, public, pending, bot_seats, acted_seat, seq, now):
     just acted, and anyone newly waited on, gets a new one.
     """
     kind = public.get("decision")
-    old = game.clocks or {}
-    clocks = {}
+    people = [s for s in pending if s not in bot_seats]
+    changes = seats.SeatChanges(game)
+    for seat, _ in seats.clocks(game):
+        if seat not in people:
+            changes.drop_clock(seat)
     started = []
-    for seat in pending:
-        if seat in bot_seats:
-            continue
-        key = str(seat)
-        previous = old.get(key)
-        if previous is not None and seat != acted_seat and previous.get("kind") == kind:
-            clocks[key] = previous
-        else:
-            clocks[key] = deadlines.new_clock(game, seq, kind, now)
+    for seat in people:
+        previous = seats.clock(game, seat)
+        if previous is None or seat == acted_seat or previous.get("kind") != kind:
+            changes.start_clock(seat, seq, kind, now)
             started.append(seat)
     countdown = {}
     if started:
         if game.pace == Game.Pace.REALTIME:
-            countdown = countdown_columns(game, deadlines.at(clocks[str(started[0])]["due"]), now)
+            countdown = countdown_columns(game, changes.due(started[0]), now)
         else:
             EmailOutbox.objects.bulk_create(
                 [EmailOutbox(game_id=game.pk, seat=s, seq=seq, kind=EmailOutbox.Kind.TURN,
@@ -45,7 +44,7 @@ def plan(game, public, pending, bot_seats, acted_seat, seq, now):
                 ignore_conflicts=True,
             )
             effects.task_on_commit("games.tasks.deliver_emails", game.pk)
-    return {"clocks": clocks, **deadlines.columns(clocks, game.presence, game.stand_ins),
+    return {"clocks": changes.clocks, **seats.deadline_columns(game, clocks=changes.clocks),
             **countdown}
 
 

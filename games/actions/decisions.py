@@ -12,7 +12,7 @@ import functools
 import logging
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -21,6 +21,7 @@ from django.utils import timezone
 from games import effects, engine, metrics, store
 from games.actions import clock, ratings
 from games.models import Game, GameEvent, GameSnapshot
+from games.store import seats
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +74,6 @@ def _check_holder(holder, user, now):
         raise SeatLost("This seat is no longer yours: you cannot move for it.")
     if not holder.may_play(now):
         raise SeatLost("This account may not play at the moment.")
-
-
-def _bot_plays_for_good(game, seat):
-    stand_in = (game.stand_ins or {}).get(str(seat))
-    return bool(stand_in) and stand_in.get("reason") == "timeouts"
 
 
 class DecisionNotSaved(DecisionRefused):
@@ -151,6 +147,9 @@ def _measured(function):
 class DecisionResult:
     event: GameEvent
     replayed: bool  # True: this key was already used, `event` is the first result
+    # The game row as this decision left it (read under its lock, brought up to date by
+    # the write), for a caller that goes on with the game: the time-outs of one sweep.
+    game: Game | None = field(default=None, compare=False, repr=False)
 
 
 def pending_seats(state, public=None):
@@ -173,10 +172,16 @@ def _seat_number(seat):
 
 
 def _check_input(game_seat_count, seat, action, actor):
+    """The actor, the seat and the action's shape (a function deciding it: checked later)."""
     if actor not in GameEvent.Actor.values:
         raise ValueError(f"unknown actor {actor!r}")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game_seat_count:
         raise IllegalDecision("There is no such seat at this table.")
+    if not callable(action):
+        _check_action(action)
+
+
+def _check_action(action):
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise IllegalDecision("That is not a move: an action needs a type.")
 
@@ -194,6 +199,13 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
     (snapshot + later events), let the engine act, append the event, update
     the snapshot and the game's columns. After commit: notify every seat and
     schedule the bots that now have a decision.
+
+    `action` may instead be a function `action(game, state, changes)` that returns the
+    action: the decision of whoever decides for the seat (a missed deadline's), made on
+    the state this call loads, with the game row read under the lock; the seats' columns
+    it changes (`changes`, a store.seats.SeatChanges) are written with the event, and
+    take effect before the new event's pending seats and clocks are worked out. A key
+    used before replays without calling it.
 
     Raises IllegalDecision (the engine's message; nothing changes),
     GameNotActive, StaleDecision (when `expected_seq` is given and the game's
@@ -213,30 +225,38 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         # locking SELECT would not).
         game, prior, holder = store.lock_game(
             game_id, idempotency_key, seat if user is not None and _seat_number(seat) else None)
+        decide = action if callable(action) else None
         _check_input(game.players, seat, action, actor)
         if user is not None:
             _check_holder(holder, user, timezone.now())
         if idempotency_key:
             if prior is not None:
-                if prior.seat != seat or prior.action != action:
+                if prior.seat != seat or (decide is None and prior.action != action):
                     raise IdempotencyConflict("This submission was already used for another move.")
-                return DecisionResult(prior, replayed=True)
+                return DecisionResult(prior, replayed=True, game=game)
         if game.status != Game.Status.ACTIVE:
             raise GameNotActive("This game is not being played.")
         if expected_seq is not None and expected_seq != game.last_seq:
             raise StaleDecision("The game has moved on; look again.")
-        if actor == GameEvent.Actor.PERSON and _bot_plays_for_good(game, seat):
+        if actor == GameEvent.Actor.PERSON and seats.for_good(game, seat):
             raise SeatTakenOver(BOT_FOR_GOOD)
         state = store.load_state(game)
+        columns = {}
         try:
+            if decide is not None:
+                changes = seats.SeatChanges(game)
+                action = decide(game, state, changes)
+                _check_action(action)
+                columns = changes.columns()
+                changes.apply()
             events = state.act(seat, action)
         except engine.IllegalAction as exc:
             raise IllegalDecision(str(exc)) from exc
         event = _record(
             game, state, kind=action["type"], seat=seat, actor=actor, user=user,
-            action=action, events=events, idempotency_key=idempotency_key,
+            action=action, events=events, idempotency_key=idempotency_key, columns=columns,
         )
-    return DecisionResult(event, replayed=False)
+    return DecisionResult(event, replayed=False, game=game)
 
 
 def start_game(game_id):
@@ -275,9 +295,11 @@ def nothing_pending():
             "deadline_at": None, "wake_at": None}
 
 
-def _record(game, state, *, kind, seat, actor, user, action, events, idempotency_key, now=None):
+def _record(game, state, *, kind, seat, actor, user, action, events, idempotency_key, now=None,
+            columns=None):
     """Appends the engine's event after game.last_seq and brings the snapshot, the clocks
-    and the game's other columns up to date; schedules the bots that now have a decision.
+    and the game's other columns up to date (with `columns`, the seats' columns the
+    decision changed); schedules the bots that now have a decision.
 
     Must run inside the transaction that locked `game`.
     """
@@ -291,6 +313,7 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     bot_seats = set(game.bot_seats)
     bots_to_move = [s for s in pending if s in bot_seats]
     columns = {
+        **(columns or {}),
         "round": public.get("round"),
         "turn": public.get("turn"),
         "waiting_on": pending,

@@ -19,6 +19,7 @@ from django.utils import timezone
 from games import deadlines, effects, store
 from games.actions import clock
 from games.models import Game
+from games.store import seats
 
 log = logging.getLogger(__name__)
 
@@ -27,24 +28,6 @@ _DONE = (Game.Status.FINISHED, Game.Status.ABORTED)
 
 def _locked(game_id):
     return Game.objects.select_for_update().filter(pk=game_id).first()
-
-
-def _entry(game, seat):
-    return dict((game.presence or {}).get(str(seat)) or
-                {"sockets": 0, "away_since": None, "hold_until": None})
-
-
-def _real_bot(game, seat):
-    return seat in game.bot_seats and str(seat) not in (game.stand_ins or {})
-
-
-def _save(game, presence, **more):
-    """Writes the seat's `presence` and the `more` columns that changed with it, and the
-    deadline columns that follow from them."""
-    clocks = more.get("clocks", game.clocks)
-    stand_ins = more.get("stand_ins", game.stand_ins)
-    columns = {"presence": presence, **more, **deadlines.columns(clocks, presence, stand_ins)}
-    Game.objects.filter(pk=game.pk).update(**columns)
 
 
 def seat_connected(game_id, seat):
@@ -58,26 +41,23 @@ def seat_connected(game_id, seat):
     now = timezone.now()
     with transaction.atomic():
         game = _locked(game_id)
-        if game is None or game.status in _DONE or _real_bot(game, seat):
+        if game is None or game.status in _DONE or seats.bot_seat(game, seat):
             return None
-        presence = dict(game.presence or {})
-        entry = _entry(game, seat)
+        changes = seats.SeatChanges(game)
+        entry = changes.presence_of(seat)
         entry.update(sockets=entry["sockets"] + 1, away_since=None, hold_until=None)
-        presence[str(seat)] = entry
-        more = {}
-        stand_in = (game.stand_ins or {}).get(str(seat))
-        if stand_in and stand_in["reason"] == "away":
-            more["stand_ins"] = {k: v for k, v in game.stand_ins.items() if k != str(seat)}
-            more["bot_seats"] = [s for s in game.bot_seats if s != seat]
+        changes.set_presence(seat, entry)
+        countdown = {}
+        if seats.away(game, seat):
+            changes.hand_back(seat)
             effects.log_on_commit(log, "game %s: seat %s is back, its bot stands down",
                                   game.pk, seat, game=game.pk, seat=seat)
-            if seat in game.waiting_on:
+            if seats.waited_on(game, seat):
                 kind = store.load_state(game).view(None).get("decision")
-                more["clocks"] = {**game.clocks,
-                                  str(seat): deadlines.new_clock(game, game.last_seq, kind, now)}
+                changes.start_clock(seat, game.last_seq, kind, now)
                 if game.pace == Game.Pace.REALTIME:
-                    more.update(clock.countdown_columns(game, now + game.decision_window(), now))
-        _save(game, presence, **more)
+                    countdown = clock.countdown_columns(game, now + game.decision_window(), now)
+        store.save_columns(game, {**changes.columns(), **countdown})
     return entry
 
 
@@ -91,16 +71,16 @@ def seat_disconnected(game_id, seat):
     now = timezone.now()
     with transaction.atomic():
         game = _locked(game_id)
-        if game is None or game.status in _DONE or _real_bot(game, seat):
+        if game is None or game.status in _DONE or seats.bot_seat(game, seat):
             return None
-        presence = dict(game.presence or {})
-        entry = _entry(game, seat)
+        changes = seats.SeatChanges(game)
+        entry = changes.presence_of(seat)
         entry["sockets"] = max(entry["sockets"] - 1, 0)
         if (entry["sockets"] == 0 and game.status == Game.Status.ACTIVE
                 and game.pace == Game.Pace.REALTIME and entry["hold_until"] is None
-                and str(seat) not in (game.stand_ins or {})):
+                and seats.stand_in(game, seat) is None):
             hold = timedelta(seconds=settings.DISCONNECT_HOLD_SECONDS)
             entry.update(away_since=deadlines.iso(now), hold_until=deadlines.iso(now + hold))
-        presence[str(seat)] = entry
-        _save(game, presence)
+        changes.set_presence(seat, entry)
+        store.save_columns(game, changes.columns())
     return entry

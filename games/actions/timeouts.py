@@ -15,11 +15,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import deadlines, effects, engine, store
+from games import effects, engine, store
 from games.actions import decisions, outbox
 from games.actions.clock import countdown_columns
 from games.bots import play as botplay
 from games.models import EmailOutbox, Game, GameEvent
+from games.store import seats
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,8 @@ def sweep(now=None, batch=None):
     handled = 0
     with transaction.atomic():
         games = list(
-            Game.objects.clock_due(now).select_for_update(skip_locked=True)
+            Game.objects.clock_due(now)
+            .select_for_update(skip_locked=True)
             .order_by("wake_at")[:batch]
         )
         for game in games:
@@ -65,7 +67,6 @@ def fire(game_id, now=None):
         due = game.wake_at is not None and game.wake_at <= now
         if due:
             handle(game, now)
-            game.refresh_from_db(fields=["status", "clocks", "countdown_at"])
         _rearm(game, now)
     return due
 
@@ -74,42 +75,42 @@ def _rearm(game, now):
     """The next countdown of a real-time game whose countdown just fired."""
     if game.status != Game.Status.ACTIVE or game.pace != Game.Pace.REALTIME:
         return
-    due = deadlines.earliest_due(game.clocks or {})
+    due = min((seats.due(game, seat) for seat, _ in seats.clocks(game)), default=None)
     if due is None:
         return
     # A clock left due (its time-out could not be made now) is the sweep's, a second later.
-    columns = countdown_columns(game, max(due, now + timedelta(seconds=1)), now)
-    if columns:
-        Game.objects.filter(pk=game.pk).update(**columns)
+    store.save_columns(game, countdown_columns(game, max(due, now + timedelta(seconds=1)), now))
 
 
 def handle(game, now):
     """Everything due for `game` at `now`, in order: holds that ended, reminders,
-    clocks that ran out. The caller holds the game's row lock."""
-    presence = dict(game.presence or {})
-    stand_ins = dict(game.stand_ins or {})
-    clocks = {k: dict(v) for k, v in (game.clocks or {}).items()}
-    bot_seats = list(game.bot_seats)
+    clocks that ran out. The caller holds the game's row lock; `game` is left as the row is
+    (each time-out's decision brings it up to date, so nothing is read again)."""
+    changes = seats.SeatChanges(game)
     wake_bots = []
-    for key, entry in presence.items():
-        hold_until = deadlines.at(entry.get("hold_until"))
-        if hold_until and hold_until <= now and key not in stand_ins:
-            seat = int(key)
-            stand_ins[key] = {"reason": "away", "since": deadlines.iso(now)}
-            effects.log_on_commit(log, "game %s: seat %s is away, a bot plays for it until "
-                                  "its player is back", game.pk, seat, game=game.pk, seat=seat)
-            if seat not in bot_seats:
-                bot_seats.append(seat)
-            if clocks.pop(key, None) is not None or seat in game.waiting_on:
-                wake_bots.append(seat)
-    reminders = []
-    for key, clock in clocks.items():
-        remind_at = deadlines.at(clock.get("remind_at"))
-        if remind_at and remind_at <= now and not clock.get("reminded"):
-            clock["reminded"] = True
-            reminders.append(EmailOutbox(game_id=game.pk, seat=int(key), seq=clock["since"],
-                                         kind=EmailOutbox.Kind.REMINDER, created_at=now,
-                                         not_before=now))
+    for seat in changes.holds_ended(now):
+        changes.hand_to_bot(seat, seats.AWAY, now)
+        effects.log_on_commit(
+            log,
+            "game %s: seat %s is away, a bot plays for it until its player is back",
+            game.pk,
+            seat,
+            game=game.pk,
+            seat=seat,
+        )
+        if changes.drop_clock(seat) or seats.waited_on(game, seat):
+            wake_bots.append(seat)
+    reminders = [
+        EmailOutbox(
+            game_id=game.pk,
+            seat=seat,
+            seq=since,
+            created_at=now,
+            kind=EmailOutbox.Kind.REMINDER,
+            not_before=now,
+        )
+        for seat, since in changes.reminders_due(now)
+    ]
     if reminders:
         # The unique key (game, seq, seat, kind) makes a second sweep's row a no-op
         # even if it somehow got past the lock and the `reminded` flag, and leaves a
@@ -117,26 +118,18 @@ def handle(game, now):
         # (games.actions.outbox.early_reminder_row).
         EmailOutbox.objects.bulk_create(reminders, ignore_conflicts=True)
         transaction.on_commit(partial(_deliver, game.pk))
-    columns = {
-        "presence": presence, "stand_ins": stand_ins, "clocks": clocks, "bot_seats": bot_seats,
-        **deadlines.columns(clocks, presence, stand_ins),
-    }
-    Game.objects.filter(pk=game.pk).update(**columns)
-    for name, value in columns.items():
-        setattr(game, name, value)
+    store.save_columns(game, changes.columns())
     for seat in wake_bots:
         effects.task_on_commit("games.tasks.play_bot", game.pk, seat, game.last_seq)
 
-    # Time-outs one at a time: each is a decision that may change who is waited on.
+    # Time-outs one at a time, earliest first: each is a decision that may change who is
+    # waited on, and the door hands back the game as it left it.
     for _ in range(2 * game.players + 2):
-        due = sorted(
-            (deadlines.at(c["due"]), int(k)) for k, c in game.clocks.items() if deadlines.at(c["due"]) <= now
-        )
-        if not due:
+        due = sorted((seats.due(game, seat), seat) for seat, _ in seats.clocks(game))
+        if not due or due[0][0] > now:
             break
         seat = due[0][1]
-        _time_out(game, seat, game.clocks[str(seat)], now)
-        game.refresh_from_db()
+        _time_out(game, seat, seats.clock(game, seat), now)
 
 
 def _deliver(game_id):
@@ -148,54 +141,91 @@ def _deliver(game_id):
 
 
 def _time_out(game, seat, clock, now):
-    """Makes the time-out decision of `seat` through apply_decision, as a `timeout` event.
-    When this decision's time-out was already recorded, nothing changes but the clock being
-    dropped."""
-    key = str(seat)
+    """Makes the time-out decision of `seat` through the decision door, as a `timeout`
+    event keyed on the clock's `since`, and brings `game` up to date with the row. True
+    when it was made; None when this decision's time-out was already recorded (then
+    nothing changes but the clock being dropped)."""
     idempotency_key = f"timeout-{seat}-{clock['since']}"
     try:
         with transaction.atomic():
-            if _decide_for(game, seat, key, idempotency_key, now).replayed:
-                raise _AlreadyFired
-    except (_AlreadyFired, decisions.IdempotencyConflict, engine.IllegalAction):
+            result = decisions.apply_decision(
+                game.pk,
+                seat,
+                partial(_decide, seat=seat, now=now),
+                GameEvent.Actor.TIMEOUT,
+                idempotency_key=idempotency_key,
+            )
+            if result.replayed:
+                raise _AlreadyFired(result.game)
+    except (_AlreadyFired, decisions.IdempotencyConflict, _NothingToDecide) as exc:
         # This decision's time-out was recorded before (the savepoint undid this
         # firing's count); never loop on it: drop the clock.
         log.warning("time-out %s of game %s had already fired", idempotency_key, game.pk)
-        clocks = {k: v for k, v in game.clocks.items() if k != key}
-        Game.objects.filter(pk=game.pk).update(
-            clocks=clocks, **deadlines.columns(clocks, game.presence, game.stand_ins))
+        changes = seats.SeatChanges(getattr(exc, "game", game))
+        changes.drop_clock(seat)
+        store.save_columns(changes.game, changes.columns())
+        _adopt(game, changes.game)
+        return None
+    _adopt(game, result.game)
+    return True
 
 
 class _AlreadyFired(Exception):
+    def __init__(self, game):
+        super().__init__(game.pk)
+        self.game = game  # the row as the door read it, under the lock
+
+
+def _adopt(game, fresh):
+    """`game` becomes the row as `fresh` holds it (the same row, read under the same lock)."""
+    if fresh is not game:
+        game.__dict__.update(
+            {f.attname: getattr(fresh, f.attname) for f in Game._meta.concrete_fields}
+        )
+        game._state.fields_cache = dict(fresh._state.fields_cache)
+
+
+def _decide(game, state, changes, *, seat, now):
+    """The decision for a seat whose clock ran out, on the state the door loaded (`game`:
+    the row under its lock; `changes`: its seats, written with the event). Logged once it
+    commits (inside the caller's savepoint: a time-out found already recorded says
+    nothing). An engine that finds nothing to decide raises _NothingToDecide, which the
+    door lets through (its own IllegalDecision is a refused move, not this)."""
+    effects.log_on_commit(log, "game %s: seat %s timed out", game.pk, seat, game=game.pk, seat=seat)
+    try:
+        return _decision(game, state, changes, seat, now)
+    except engine.IllegalAction as exc:
+        raise _NothingToDecide(str(exc)) from exc
+
+
+class _NothingToDecide(Exception):
     pass
 
 
-def _decide_for(game, seat, key, idempotency_key, now):
-    """The time-out's decision, through the decision door; logged once it commits (inside
-    the caller's savepoint: a time-out found already recorded says nothing)."""
-    effects.log_on_commit(log, "game %s: seat %s timed out", game.pk, seat,
-                          game=game.pk, seat=seat)
-    state = store.load_state(game)
+def _decision(game, state, changes, seat, now):
     if game.pace == Game.Pace.REALTIME:
         action = state.auto_action(seat)
-        count = game.timeouts.get(key, 0) + 1
-        timeouts = {**game.timeouts, key: count}
-        changes = {"timeouts": timeouts}
-        if count >= settings.TIMEOUTS_BEFORE_BOT and key not in game.stand_ins:
-            # Handed to a bot before the event is recorded, so that the seat's next
-            # decision (a drawn card to play) already goes to the bot.
-            changes["stand_ins"] = {**game.stand_ins, key: {"reason": "timeouts", "since": deadlines.iso(now)}}
-            changes["bot_seats"] = sorted(set(game.bot_seats) | {seat})
-            effects.log_on_commit(log, "game %s: seat %s timed out %s times, a bot plays it "
-                                  "to the end", game.pk, seat, count, game=game.pk, seat=seat)
-        Game.objects.filter(pk=game.pk).update(**changes)
-    elif game.missed_deadline == Game.MissedDeadline.LEAVE:
-        action = {"type": "concede"}
-    else:
-        action = botplay.choose_action(
-            state, seat, settings.STAND_IN_BOT_LEVEL, history=lambda: store.all_events(game.pk),
-            seed=(game.seed + game.last_seq * 131 + seat) & (2**63 - 1),
-        )
-    return decisions.apply_decision(
-        game.pk, seat, action, GameEvent.Actor.TIMEOUT, idempotency_key=idempotency_key
+        count = changes.count_timeout(seat)
+        if count >= settings.TIMEOUTS_BEFORE_BOT and changes.stand_in(seat) is None:
+            # Handed to a bot with the event, before its pending seats are worked out, so
+            # that the seat's next decision (a drawn card to play) already goes to the bot.
+            changes.hand_to_bot(seat, seats.FOR_GOOD, now)
+            effects.log_on_commit(
+                log,
+                "game %s: seat %s timed out %s times, a bot plays it to the end",
+                game.pk,
+                seat,
+                count,
+                game=game.pk,
+                seat=seat,
+            )
+        return action
+    if game.missed_deadline == Game.MissedDeadline.LEAVE:
+        return {"type": "concede"}
+    return botplay.choose_action(
+        state,
+        seat,
+        settings.STAND_IN_BOT_LEVEL,
+        history=lambda: store.all_events(game.pk),
+        seed=seats.bot_seed(game, seat, game.last_seq),
     )

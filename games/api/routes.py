@@ -17,6 +17,7 @@ from ninja.errors import HttpError
 from games.actions import access, decisions, moves
 from games.models import Game, GameEvent, Seat
 from games.presenters import bot_view
+from games.store import seats as seat_state  # `seats` is a route here
 from lobby import services as lobby
 
 router = Router()
@@ -148,7 +149,7 @@ def join(request, game_id: int = GameId, body: JoinIn | None = None):
 def _seat_out(seat):
     game = Game.objects.get(pk=seat.game_id)
     return {"game": game.pk, "seat": seat.number, "status": game.status,
-            "your_turn": seat.number in (game.waiting_on or []), "last_seq": game.last_seq}
+            "your_turn": seat_state.waited_on(game, seat.number), "last_seq": game.last_seq}
 
 
 @router.get("/seats", response={200: list[SeatOut], **REFUSALS})
@@ -158,7 +159,7 @@ def seats(request):
                                 game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
             .select_related("game").order_by("-game_id"))
     return [{"game": s.game_id, "seat": s.number, "status": s.game.status,
-             "your_turn": s.number in (s.game.waiting_on or []), "last_seq": s.game.last_seq}
+             "your_turn": seat_state.waited_on(s.game, s.number), "last_seq": s.game.last_seq}
             for s in rows]
 
 

@@ -257,6 +257,25 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
     return event
 
 
+def save_columns(game, columns):
+    """Writes `columns` of a game whose row lock the caller holds, without an event (a
+    socket coming or going, a sweep's reminders and ended holds, the next countdown), and
+    sets them on `game`. Nothing to write costs no statement."""
+    if columns:
+        Game.objects.filter(pk=game.pk).update(**columns)
+        for name, value in columns.items():
+            setattr(game, name, value)
+
+
+def claim_stalled_bots(game, now):
+    """True when this caller claims the re-send of `game`'s stalled bot moves: a
+    conditional update of `bot_due_at` that hits the row only while the game is still at
+    the event and the due time it was found at, so a second sweep running at the same time
+    claims nothing."""
+    return bool(Game.objects.filter(pk=game.pk, last_seq=game.last_seq,
+                                    bot_due_at=game.bot_due_at).update(bot_due_at=now))
+
+
 # --- what a push reads (games.effects, games.presenters.table) ----------------------------
 
 class EventRow:

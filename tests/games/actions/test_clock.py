@@ -1,7 +1,7 @@
 """Real-time move timers: per-seat clocks, time-outs as events, the third time-out.
 
 The clock is moved with time_machine; the sweep and the countdown task are
-called directly (a real worker and beat run them in tests/integration).
+called directly (a real worker and beat run them in tests/games/tasks/test_realtime_clock.py).
 """
 
 import pytest
