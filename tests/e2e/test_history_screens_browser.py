@@ -6,8 +6,8 @@ import pytest
 
 from tests.conftest import make_user
 from tests.e2e.conftest import ARTIFACTS, logged_in_page
-from tests.history.helpers import make_finished_game
-from tests.history.test_series import again
+from tests.games.history.helpers import make_finished_game
+from tests.games.history.test_series import again
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

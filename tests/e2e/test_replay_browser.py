@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import make_user
 from tests.e2e.replay_fixtures import replay_page  # noqa: F401 (a fixture)
-from tests.history.helpers import make_finished_game, rows
+from tests.games.history.helpers import make_finished_game, rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

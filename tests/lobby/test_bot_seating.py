@@ -12,7 +12,7 @@ from games.presenters.describe import seat_names
 from lobby import services
 from lobby.models import Invitation
 from tests.conftest import make_table, make_user
-from tests.ratings.helpers import confirmed
+from tests.games.ratings.helpers import confirmed
 
 pytestmark = pytest.mark.django_db
 

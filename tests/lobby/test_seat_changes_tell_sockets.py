@@ -17,7 +17,7 @@ from games import push
 from games.models import Game
 from lobby import services as lobby
 from tests.conftest import make_started_game, make_table, make_user
-from tests.history.helpers import finish
+from tests.games.history.helpers import finish
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -417,7 +417,7 @@ def token_revoke(w, draw):
 
 def bot_api(name, args_of=lambda w, draw: ()):
     """The Bot API with a session, or nothing, for a credential: refused (401) in words,
-    with either method. tests/api/test_fuzz.py fuzzes it with a valid token."""
+    with either method. tests/games/api/test_fuzz.py fuzzes it with a valid token."""
     def case(w, draw):
         method = draw(st.sampled_from(["get", "post"]))
         return Request(anyone(w, draw), method, url(name, *args_of(w, draw)), draw(query()))

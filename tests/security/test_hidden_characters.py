@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from accounts.models import ApiToken, User
 from games.models import ChatMessage
-from lobby.models import Report
-from tests.api.conftest import make_bot
+from games.moderation.models import Report
 from tests.conftest import PASSWORD, make_started_game
+from tests.games.api.conftest import make_bot
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 
 from bench.research.infercheck import lean_gain
 from games.bots import SeatMemory
-from tests.bots.test_inference import wild_position
+from tests.games.bots.test_inference import wild_position
 
 
 def test_the_gain_check_rewards_a_lean_toward_the_true_hand():

@@ -4,8 +4,7 @@
 import pytest
 from django.urls import get_script_prefix, reverse
 
-from games.presenters import table
-from games.presenters.table import render_fragments, table_context
+from games.presenters.table import plates, render, render_fragments, table_context
 from tests.security.world import build_world
 
 pytestmark = pytest.mark.django_db
@@ -17,8 +16,8 @@ PLATE = {"number": 1, "team": 1, "shape": "square", "name": "Bo", "cards": 0, "o
 
 
 def plate(p):
-    words = table._plate_words(get_script_prefix(), dict(p))
-    return table._fill_slots(table._plate(tuple(words.items())), None)
+    words = plates.plate_words(get_script_prefix(), dict(p))
+    return render.fill_slots(plates.render_plate(tuple(words.items())), None)
 
 
 def test_an_out_plate_links_out_to_the_rules():

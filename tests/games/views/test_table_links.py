@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from lobby.models import Report
+from games.moderation.models import Report
 from tests.conftest import make_started_game
 from tests.games.views.test_pages import page_for
 

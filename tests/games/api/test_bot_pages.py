@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from accounts.models import ApiToken
 from lobby import services as lobby
-from tests.api.conftest import Api, make_bot
 from tests.conftest import PASSWORD, make_user
+from tests.games.api.conftest import Api, make_bot
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from games.presenters import fairness
 from tests.conftest import make_started_game, play_one
-from tests.history.helpers import finish
+from tests.games.history.helpers import finish
 
 pytestmark = pytest.mark.django_db
 

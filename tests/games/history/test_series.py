@@ -10,7 +10,7 @@ from games.actions import rematch
 from games.presenters import history, series
 from lobby import services as lobby
 from tests.conftest import make_user
-from tests.history.helpers import finish, make_finished_game
+from tests.games.history.helpers import finish, make_finished_game
 
 pytestmark = pytest.mark.django_db
 

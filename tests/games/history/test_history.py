@@ -6,7 +6,7 @@ from django.urls import reverse
 from games import engine
 from games.models import Game
 from tests.conftest import make_started_game, make_table
-from tests.history.helpers import make_finished_game
+from tests.games.history.helpers import make_finished_game
 
 pytestmark = pytest.mark.django_db
 

@@ -22,9 +22,9 @@ from games.actions import outbox
 from games.models import EmailOutbox, Game
 from games.routing import websocket_urlpatterns
 from lobby import services as lobby
+from tests.config.metrics_support import Moved, scrape, value
 from tests.conftest import make_started_game, make_table, make_user
 from tests.games.clock_support import at, travel
-from tests.health.support import Moved, scrape, value
 
 pytestmark = pytest.mark.django_db
 

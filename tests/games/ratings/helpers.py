@@ -10,7 +10,7 @@ from games import store
 from games.actions import decisions, ratings
 from games.models import Game, GameEvent, RatingChange
 from tests.conftest import make_started_game, play_one
-from tests.history.helpers import finish
+from tests.games.history.helpers import finish
 
 LIBRARY = PlackettLuce()  # a model of our own: the numbers must be the library's
 

@@ -14,12 +14,12 @@ from django.core.management import CommandError, call_command
 from django.urls import NoReverseMatch, reverse
 
 from games import push
-from games.actions import moderation
 from games.models import Game, GameEvent
+from games.moderation import actions as moderation
 from games.presenters import fairness
 from tests.conftest import make_started_game, make_user, play_one, play_until
+from tests.games.history.helpers import finish, rows
 from tests.games.presenters.test_table_secrecy import Recorder
-from tests.history.helpers import finish, rows
 
 pytestmark = pytest.mark.django_db
 

@@ -30,7 +30,7 @@ from games.models import Game
 from tests.conftest import PASSWORD, make_started_game, make_user, play_one
 from tests.games.clock_support import at, fresh, travel
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

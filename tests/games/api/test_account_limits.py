@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from accounts import bot_tokens
 from accounts.models import ApiToken
-from tests.api.conftest import Api, make_bot
 from tests.conftest import race
+from tests.games.api.conftest import Api, make_bot
 
 pytestmark = pytest.mark.django_db
 

@@ -8,12 +8,12 @@ import pytest
 from django.urls import reverse
 
 from games import engine
-from games.actions import moderation
 from games.models import Game
+from games.moderation import actions as moderation
 from games.presenters import describe, replay
 from tests.conftest import make_started_game, make_user, play_until
+from tests.games.history.helpers import make_finished_game, rows
 from tests.games.presenters.test_table_secrecy import cards_in, codes_in
-from tests.history.helpers import make_finished_game, rows
 
 pytestmark = pytest.mark.django_db
 
@@ -223,7 +223,7 @@ def test_the_export_leaves_out_moderator_notes(client, ana, bo, cy, di):
     play_until(game, 10)
     staff = make_user("mod", is_staff=True, is_superuser=True)
     moderation.replace_with_bot(game.pk, 1, staff, "secret reason about Bo")
-    from tests.history.helpers import finish
+    from tests.games.history.helpers import finish
 
     finish(game)
     client.force_login(ana)

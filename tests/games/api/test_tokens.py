@@ -9,7 +9,7 @@ from django.db import connection
 
 from accounts import bot_tokens
 from accounts.models import ApiToken
-from tests.api.conftest import Api, make_bot
+from tests.games.api.conftest import Api, make_bot
 
 pytestmark = pytest.mark.django_db
 
@@ -82,8 +82,9 @@ def test_revoking_tells_the_tokens_open_streams(robo, monkeypatch,
 
 
 def test_a_banned_or_suspended_or_inactive_bot_is_refused(robo, robo_api):
-    from django.utils import timezone
     from datetime import timedelta
+
+    from django.utils import timezone
 
     assert robo_api.get("/account").status_code == 200
     robo.suspended_until = timezone.now() + timedelta(days=1)

@@ -8,20 +8,21 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
-from games.actions import moderation, ratings
+from games.actions import ratings
 from games.models import Game, Rating, RatingChange
+from games.moderation import actions as moderation
 from tests.conftest import make_started_game, make_user
-from tests.history.helpers import finish
-from tests.ratings.helpers import (
+from tests.games.history.helpers import finish
+from tests.games.ratings.helpers import (
     LIBRARY,
     changes,
     concede,
     library_update,
     play_cards,
+    ranking,
     rate,
     rated_game,
     rated_table,
-    ranking,
 )
 
 pytestmark = pytest.mark.django_db

@@ -25,7 +25,7 @@ from games.actions import decisions
 from games.models import Game, GameEvent
 from lobby import services as lobby
 from tests.conftest import make_user
-from tests.integration.test_realtime_clock import (  # noqa: F401 (fixtures)
+from tests.games.tasks.test_realtime_clock import (  # noqa: F401 (fixtures)
     _database_url,
     own_queue,
     worker_and_beat,

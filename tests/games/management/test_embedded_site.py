@@ -9,7 +9,7 @@ import time
 import urllib.error
 import urllib.request
 
-from tests.test_runsite import ROOT, embedded_env  # noqa: F401 (fixture)
+from tests.games.management.test_runsite import ROOT, embedded_env  # noqa: F401 (fixture)
 
 
 def get(url):

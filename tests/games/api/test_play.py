@@ -8,8 +8,8 @@ from games import store
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
 from lobby import services as lobby
-from tests.api.conftest import Api, bot_table, run_site_bots
 from tests.conftest import make_started_game, make_user
+from tests.games.api.conftest import Api, bot_table, run_site_bots
 from tests.games.presenters.test_table_secrecy import Knowable, codes_in
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,8 @@ from games.presenters import ratings as shown_ratings
 from games.presenters import table
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_fragment_markup import parse
+from tests.games.ratings.helpers import LIBRARY, changes, confirmed, rated_game, rated_table
 from tests.lobby.test_create_table import table_data
-from tests.ratings.helpers import LIBRARY, changes, confirmed, rated_game, rated_table
 
 pytestmark = pytest.mark.django_db
 

@@ -6,17 +6,20 @@ schema describes, and a refused request changes nothing in the database."""
 import pytest
 import schemathesis
 from django.core.wsgi import get_wsgi_application
-from hypothesis import HealthCheck, given, settings as hypothesis_settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import (content_type_conformance,
-                                               response_schema_conformance,
-                                               status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from accounts import bot_tokens
 from lobby import services as lobby
-from tests.api.conftest import bot_table, run_site_bots
 from tests.conftest import make_user
+from tests.games.api.conftest import bot_table, run_site_bots
 from tests.security.world import fingerprint
 
 pytestmark = pytest.mark.django_db

@@ -21,9 +21,9 @@ from games.actions import ratings
 from games.models import Game, Rating, RatingChange
 from lobby import services as lobby
 from tests.conftest import make_table, make_user
-from tests.history.helpers import finish
+from tests.games.history.helpers import finish
+from tests.games.ratings.helpers import concede, confirmed, play_cards, rated_game, rated_table
 from tests.lobby.test_create_table import table_data
-from tests.ratings.helpers import concede, confirmed, play_cards, rated_game, rated_table
 
 pytestmark = pytest.mark.django_db
 
