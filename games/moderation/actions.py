@@ -26,11 +26,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import AccountAudit, User
-from games import deadlines, effects
+from games import effects
 from games.actions import decisions
 from games.models import Game, Seat
 from games.moderation import staff
 from games.moderation.models import Report
+from games.store import seats
 
 MODERATOR_KIND = staff.MODERATOR_KIND
 DEFAULT_BOT = Seat.BotLevel.NORMAL
@@ -108,17 +109,13 @@ def change_options(game_id, moderator, changes, reason):
 
 
 def _bot_columns(game, number, now):
-    """A running game's columns once seat `number` is a bot's: the seat is in `bot_seats`
-    and has no clock, hold or stand-in entry of its own (a bot neither times out nor is
-    held for a player's return), and, when it has a decision pending, its move is due now."""
-    key = str(number)
-    clocks = {k: v for k, v in game.clocks.items() if k != key}
-    presence = {k: v for k, v in game.presence.items() if k != key}
-    stand_ins = {k: v for k, v in game.stand_ins.items() if k != key}
-    columns = {"bot_seats": sorted({*game.bot_seats, number}), "clocks": clocks,
-               "presence": presence, "stand_ins": stand_ins,
-               **deadlines.columns(clocks, presence, stand_ins)}
-    if number in game.waiting_on:
+    """A running game's columns once seat `number` is a bot's (games.store.seats,
+    `become_bot`: no clock, hold or stand-in entry of its own) and, when it has a decision
+    pending, its move due now."""
+    changes = seats.SeatChanges(game)
+    changes.become_bot(number)
+    columns = changes.columns()
+    if seats.waited_on(game, number):
         columns["bot_due_at"] = now
     return columns
 

@@ -3,6 +3,7 @@
 the engine's view(seat) and legal_actions(seat) (docs/bot-accounts.md)."""
 
 from games import store
+from games.store import seats
 from games.models import Game
 
 
@@ -20,8 +21,7 @@ def seat_state(game, seat, state=None):
         view = state.view(seat)
         if game.status == Game.Status.ACTIVE:
             legal = state.legal_actions(seat)
-    stand_in = (game.stand_ins or {}).get(str(seat)) or {}
-    site_bot = stand_in.get("reason") == "timeouts"
+    site_bot = seats.for_good(game, seat)
     playing = game.status == Game.Status.ACTIVE and not (view or {}).get("game_over")
     return {
         "game": game.pk,

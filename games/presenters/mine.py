@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from games.models import Game, Seat
 from games.presenters.describe import seat_names
+from games.store import seats
 
 PANEL_ROWS = 5  # the home page's panel; the page lists every game
 _LAST = datetime.max.replace(tzinfo=UTC)
@@ -37,7 +38,7 @@ def waiting(user_id):
             "game_id", "number", "game__waiting_on", "game__bot_seats", "game__last_seq",
             "game__deadline_at", "game__players", "game__pace", "game__move_seconds",
             "game__turn_hours"):
-        if number in (waiting_on or []) and number not in (bots or []):
+        if seats.person_waited_on(waiting_on, bots, number):
             found.append((game_id, seq, deadline, players, pace, seconds, hours))
     found.sort(key=lambda row: _order(True, row[2], row[0]))
     return found
@@ -98,28 +99,27 @@ def _names_list(names):
 
 
 def _row(game, user, now):
-    seats = list(game.seats.all())
-    names = seat_names(seats)
-    mine = next(s.number for s in seats if s.user_id == user.pk)
-    waiting_on = set(game.waiting_on or [])
-    bots = set(game.bot_seats or [])
+    rows = list(game.seats.all())
+    names = seat_names(rows)
+    mine = next(s.number for s in rows if s.user_id == user.pk)
+    waiting_on = seats.waiting(game)
     teams = [
-        {"players": [names[s.number] for s in seats if s.number % game.teams == t],
+        {"players": [names[s.number] for s in rows if s.number % game.teams == t],
          "mine": t == mine % game.teams}
         for t in range(game.teams)
     ]
     # The reader first, as "you", then the others in seat order.
     waited = (["you"] if mine in waiting_on else []) + [
-        names[s] for s in sorted(waiting_on) if s != mine and s in names]
+        names[s] for s in waiting_on if s != mine and s in names]
     realtime = game.pace == Game.Pace.REALTIME
     # As the table shows it: a deadline only while a person must decide.
-    deadline = game.deadline_at if (not realtime and waiting_on - bots) else None
-    stand_in = (game.stand_ins or {}).get(str(mine))
+    deadline = game.deadline_at if (not realtime and seats.people_waited_on(game)) else None
+    stand_in = seats.stand_in(game, mine)
     return {
         "game": game,
         "url": reverse("games:play", args=[game.pk]),
         "teams": teams,
-        "yours": mine in waiting_on and mine not in bots,
+        "yours": seats.person_to_move(game, mine),
         "waiting_text": _names_list(waited),
         "stand_in": None if stand_in is None else stand_in.get("reason", "away"),
         "realtime": realtime,

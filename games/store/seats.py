@@ -83,8 +83,29 @@ def bot_seat(game, seat):
     return bot_moves(game, seat) and stand_in(game, seat) is None
 
 
+def waiting(game):
+    """The seats with a decision pending (a person's or a bot's), in seat order."""
+    return sorted(game.waiting_on or [])
+
+
 def waited_on(game, seat):
     return seat in (game.waiting_on or [])
+
+
+def person_waited_on(waiting_on, bot_seats, seat):
+    """From the two list columns as a query read them: the seat's person must decide (it
+    has a decision pending and no bot makes it)."""
+    return seat in (waiting_on or []) and seat not in (bot_seats or [])
+
+
+def person_to_move(game, seat):
+    """The seat's person must decide now: a decision pending, and no bot makes it."""
+    return person_waited_on(game.waiting_on, game.bot_seats, seat)
+
+
+def people_waited_on(game):
+    """The seats whose people must decide now, in seat order."""
+    return [s for s in waiting(game) if not bot_moves(game, s)]
 
 
 def presence(game, seat):
