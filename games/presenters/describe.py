@@ -16,7 +16,6 @@ from games.engine.cards import COLOR as CARD_COLOR
 from games.models import TEAM_SHAPES
 from games.presenters.cards import COLOR_NAMES
 
-
 BOT_ACCOUNT_MARK = " [bot]"
 
 
@@ -54,9 +53,6 @@ class _Eyes:
         text = self.name(s)
         return text[:1].upper() + text[1:]
 
-    def possessive(self, s):
-        return "your" if s == self.reader else f"{self.name(s)}'s"
-
     def verb(self, s, you, others):
         """The verb agreeing with seat `s` as the subject ("you are", "Ana is")."""
         return you if s == self.reader else others
@@ -92,114 +88,185 @@ def describe(event, reader, names, players):
     the reader may see: the line names every card its event names.
     """
     kind = event["type"]
-    who = event.get("seat")
-    eyes = _Eyes(reader, names)
-    name, subject, verb = eyes.name, eyes.subject, eyes.verb
+    line = DESCRIBERS.get(kind)
+    if line is None:
+        # A type this describer does not know yet: its name only, never its fields, which
+        # may name cards.
+        return kind.replace("_", " ").capitalize() + "."
+    return line(event, event.get("seat"), _Eyes(reader, names), players)
 
-    if kind == "deal":
-        return (f"Round {event['round']}: {subject(event['dealer'])} dealt; the first card is "
-                f"{engine.card_name(event['starter'])}.")
-    if kind == "hand":
-        return f"{subject(who)} {verb(who, 'were', 'was')} dealt {_cards(event['cards'])}."
-    if kind == "picked":
-        what = "a card to pass" if event.get("kind") == "setup" else "a card to swap"
-        return f"{subject(who)} {verb(who, 'have', 'has')} chosen {what}."
-    if kind == "pick":
-        how = "pass to" if event.get("kind") == "setup" else "swap with"
-        return (f"{subject(who)} chose {engine.card_name(event['card'])} to {how} "
-                f"{verb(who, 'your', 'their')} partner.")
-    if kind in ("setup_pass", "swap"):
-        pairs = _pairs(event.get("seats", []), players, eyes)
-        if kind == "swap":
-            who_swapped = pairs[0][:1].upper() + pairs[0][1:] if pairs else "Partners"
-            return f"{who_swapped} swapped a card each."
-        return f"Partners passed each other a card{': ' + ', '.join(pairs) if pairs else ''}."
-    if kind == "traded":  # seen by the seat it is about (and in a replay of every hand)
-        return (f"{subject(who)} gave {name(event.get('partner'))} "
-                f"{engine.card_name(event['gave'])} and received "
-                f"{engine.card_name(event['received'])}.")
-    if kind == "play":
-        text = f"{subject(who)} played {engine.card_name(event['card'])}"
-        if CARD_COLOR.get(event["card"]) is None and event.get("color"):
-            text += f" and chose {COLOR_NAMES[event['color']]}"
-        return text + "."
-    if kind == "draw":
-        count = event.get("count", 1)
-        what = "a card" if count == 1 else f"{count} cards"
-        why = {"penalty": " as a penalty", "team_play": " for a Team Play",
-               "final": " for the final-card penalty"}.get(event.get("reason"), "")
-        return f"{subject(who)} drew {what}{why}."
-    if kind == "drew":
-        return f"{subject(who)} drew {_cards(event['cards'])}."
-    if kind == "reshuffle":
-        return f"The discard pile was shuffled into a new draw pile of {event['size']} cards."
-    if kind == "give":
-        # The giver holds cards; the one who receives them is out and comes back in by them
-        # (going out: half the giver's hand; tagging back in: after the giver drew).
-        to = event.get("to")
-        count = event.get("count", 0)
-        cards = f"{count} card{'s' if count != 1 else ''}"
-        if event.get("reason") == "half_pass":
-            return (f"{subject(who)} gave {name(to)} half {verb(who, 'your', 'their')} hand "
-                    f"({cards}).")
-        if event.get("reason") == "tag_in":
-            return (f"{subject(who)} gave {name(to)} {cards} to bring "
-                    f"{verb(to, 'you', 'them')} back in.")
-        return f"{subject(who)} gave {name(to)} {cards}."
-    if kind == "gave":
-        return f"{subject(who)} gave {name(event.get('to'))} {_cards(event['cards'])}."
-    if kind == "out":
-        return f"{subject(who)} {verb(who, 'are', 'is')} out."
-    if kind == "in":
-        return f"{subject(who)} {verb(who, 'are', 'is')} back in."
-    if kind == "skip":
-        return f"{subject(who)} {verb(who, 'lose', 'loses')} a turn."
-    if kind == "reverse":
-        way = "clockwise" if event.get("direction") == 1 else "counter-clockwise"
-        return f"Play now goes {way}."
-    if kind == "penalty":
-        total = event.get("total")
-        return f"A penalty{f' of {total}' if total else ''} is aimed at {name(who)}."
-    if kind == "team_play":  # the seat is the Team Play's partner, who must answer it
-        return f"{subject(who)} must play next for the Team Play."
-    if kind == "pass_turn":
-        return f"{subject(who)} passed."
-    if kind == "concede":
-        if who is None:
-            return f"{_team(event.get('team'))} conceded."
-        return f"{subject(who)} conceded for {_team(event.get('team'))}."
-    if kind == "round_over":
-        if event.get("blocked"):
-            return f"The round is blocked. {_team(event.get('winner'))} scores {event['points']}."
-        return f"{_team(event.get('winner'))} wins the round and scores {event['points']} points."
-    if kind == "game_over":
-        return f"Game over. {_team(event.get('winner'))} wins."
-    if kind == "round_start":
-        dealer = event.get("dealer")
-        return f"Round {event['round']} begins; {name(dealer)} {verb(dealer, 'deal', 'deals')}."
-    if kind == "moderator":
-        # The seat's holder has changed by now: the event keeps the name of the one it was.
-        player = event.get("player") or name(who)
-        action = event.get("action")
-        if action == "abort":
-            return "A moderator aborted the table."
-        if action == "bot":
-            return f"A moderator handed {player}'s seat to a bot."
-        if action == "remove":
-            return f"A moderator removed {player} from the table."
-        if action == "options":
-            changed = ", ".join(option.replace("_", " ") for option in event.get("options", {}))
-            return f"A moderator changed the table's options: {changed}."
-        if action == "hide":
-            return f"A moderator hid a chat message by {player}."
-        if action == "show":
-            return f"A moderator showed a chat message by {player} again."
-        if action == "mute":
-            return f"A moderator muted {player} in chat."
-        return "A moderator acted on the table."
-    # A type this describer does not know yet: its name only, never its fields, which
-    # may name cards.
-    return kind.replace("_", " ").capitalize() + "."
+
+# One function per kind of event: (event, its seat, the reader's eyes, the table's size) -> line.
+
+
+def _deal(event, who, eyes, players):
+    return (f"Round {event['round']}: {eyes.subject(event['dealer'])} dealt; the first card is "
+            f"{engine.card_name(event['starter'])}.")
+
+
+def _hand(event, who, eyes, players):
+    return f"{eyes.subject(who)} {eyes.verb(who, 'were', 'was')} dealt {_cards(event['cards'])}."
+
+
+def _picked(event, who, eyes, players):
+    what = "a card to pass" if event.get("kind") == "setup" else "a card to swap"
+    return f"{eyes.subject(who)} {eyes.verb(who, 'have', 'has')} chosen {what}."
+
+
+def _pick(event, who, eyes, players):
+    how = "pass to" if event.get("kind") == "setup" else "swap with"
+    return (f"{eyes.subject(who)} chose {engine.card_name(event['card'])} to {how} "
+            f"{eyes.verb(who, 'your', 'their')} partner.")
+
+
+def _setup_pass(event, who, eyes, players):
+    pairs = _pairs(event.get("seats", []), players, eyes)
+    return f"Partners passed each other a card{': ' + ', '.join(pairs) if pairs else ''}."
+
+
+def _swap(event, who, eyes, players):
+    pairs = _pairs(event.get("seats", []), players, eyes)
+    who_swapped = pairs[0][:1].upper() + pairs[0][1:] if pairs else "Partners"
+    return f"{who_swapped} swapped a card each."
+
+
+def _traded(event, who, eyes, players):
+    # Seen by the seat it is about (and in a replay of every hand).
+    return (f"{eyes.subject(who)} gave {eyes.name(event.get('partner'))} "
+            f"{engine.card_name(event['gave'])} and received "
+            f"{engine.card_name(event['received'])}.")
+
+
+def _play(event, who, eyes, players):
+    text = f"{eyes.subject(who)} played {engine.card_name(event['card'])}"
+    if CARD_COLOR.get(event["card"]) is None and event.get("color"):
+        text += f" and chose {COLOR_NAMES[event['color']]}"
+    return text + "."
+
+
+DRAW_REASONS = {"penalty": " as a penalty", "team_play": " for a Team Play",
+                "final": " for the final-card penalty"}
+
+
+def _draw(event, who, eyes, players):
+    count = event.get("count", 1)
+    what = "a card" if count == 1 else f"{count} cards"
+    return f"{eyes.subject(who)} drew {what}{DRAW_REASONS.get(event.get('reason'), '')}."
+
+
+def _drew(event, who, eyes, players):
+    return f"{eyes.subject(who)} drew {_cards(event['cards'])}."
+
+
+def _reshuffle(event, who, eyes, players):
+    return f"The discard pile was shuffled into a new draw pile of {event['size']} cards."
+
+
+def _give(event, who, eyes, players):
+    # The giver holds cards; the one who receives them is out and comes back in by them
+    # (going out: half the giver's hand; tagging back in: after the giver drew).
+    to = event.get("to")
+    count = event.get("count", 0)
+    cards = f"{count} card{'s' if count != 1 else ''}"
+    if event.get("reason") == "half_pass":
+        return (f"{eyes.subject(who)} gave {eyes.name(to)} half "
+                f"{eyes.verb(who, 'your', 'their')} hand ({cards}).")
+    if event.get("reason") == "tag_in":
+        return (f"{eyes.subject(who)} gave {eyes.name(to)} {cards} to bring "
+                f"{eyes.verb(to, 'you', 'them')} back in.")
+    return f"{eyes.subject(who)} gave {eyes.name(to)} {cards}."
+
+
+def _gave(event, who, eyes, players):
+    return f"{eyes.subject(who)} gave {eyes.name(event.get('to'))} {_cards(event['cards'])}."
+
+
+def _out(event, who, eyes, players):
+    return f"{eyes.subject(who)} {eyes.verb(who, 'are', 'is')} out."
+
+
+def _in(event, who, eyes, players):
+    return f"{eyes.subject(who)} {eyes.verb(who, 'are', 'is')} back in."
+
+
+def _skip(event, who, eyes, players):
+    return f"{eyes.subject(who)} {eyes.verb(who, 'lose', 'loses')} a turn."
+
+
+def _reverse(event, who, eyes, players):
+    way = "clockwise" if event.get("direction") == 1 else "counter-clockwise"
+    return f"Play now goes {way}."
+
+
+def _penalty(event, who, eyes, players):
+    total = event.get("total")
+    return f"A penalty{f' of {total}' if total else ''} is aimed at {eyes.name(who)}."
+
+
+def _team_play(event, who, eyes, players):
+    # The seat is the Team Play's partner, who must answer it.
+    return f"{eyes.subject(who)} must play next for the Team Play."
+
+
+def _pass_turn(event, who, eyes, players):
+    return f"{eyes.subject(who)} passed."
+
+
+def _concede(event, who, eyes, players):
+    if who is None:
+        return f"{_team(event.get('team'))} conceded."
+    return f"{eyes.subject(who)} conceded for {_team(event.get('team'))}."
+
+
+def _round_over(event, who, eyes, players):
+    if event.get("blocked"):
+        return f"The round is blocked. {_team(event.get('winner'))} scores {event['points']}."
+    return f"{_team(event.get('winner'))} wins the round and scores {event['points']} points."
+
+
+def _game_over(event, who, eyes, players):
+    return f"Game over. {_team(event.get('winner'))} wins."
+
+
+def _round_start(event, who, eyes, players):
+    dealer = event.get("dealer")
+    return (f"Round {event['round']} begins; {eyes.name(dealer)} "
+            f"{eyes.verb(dealer, 'deal', 'deals')}.")
+
+
+# What a moderator did (games.moderation.staff.record), by its `action`: (event, player) -> text.
+MODERATOR_ACTIONS = {
+    "abort": lambda event, player: "A moderator aborted the table.",
+    "bot": lambda event, player: f"A moderator handed {player}'s seat to a bot.",
+    "remove": lambda event, player: f"A moderator removed {player} from the table.",
+    "options": lambda event, player: (
+        "A moderator changed the table's options: "
+        + ", ".join(option.replace("_", " ") for option in event.get("options", {})) + "."),
+    "hide": lambda event, player: f"A moderator hid a chat message by {player}.",
+    "show": lambda event, player: f"A moderator showed a chat message by {player} again.",
+    "mute": lambda event, player: f"A moderator muted {player} in chat.",
+}
+
+
+def _moderator(event, who, eyes, players):
+    # The seat's holder has changed by now: the event keeps the name of the one it was.
+    player = event.get("player") or eyes.name(who)
+    line = MODERATOR_ACTIONS.get(event.get("action"))
+    return line(event, player) if line else "A moderator acted on the table."
+
+
+# Every kind of event the log describes: the engine's (engine.act's events) and the
+# moderators' (games.moderation.staff). A kind missing here gets its name only (describe).
+DESCRIBERS = {
+    "deal": _deal, "hand": _hand, "picked": _picked, "pick": _pick,
+    "setup_pass": _setup_pass, "swap": _swap, "traded": _traded,
+    "play": _play, "draw": _draw, "drew": _drew, "reshuffle": _reshuffle,
+    "give": _give, "gave": _gave, "out": _out, "in": _in,
+    "skip": _skip, "reverse": _reverse, "penalty": _penalty, "team_play": _team_play,
+    "pass_turn": _pass_turn, "concede": _concede,
+    "round_over": _round_over, "game_over": _game_over, "round_start": _round_start,
+    "moderator": _moderator,
+}
 
 
 # A push describes every event row of the game for every reader, and all but one of them

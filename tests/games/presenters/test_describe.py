@@ -16,7 +16,7 @@ import pytest
 from games import engine
 from games.engine.random_moves import random_action
 from games.presenters import replay, table
-from games.presenters.describe import describe, seat_names
+from games.presenters.describe import DESCRIBERS, MODERATOR_ACTIONS, describe, seat_names
 from games.store import recent_events
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_fragment_markup import play_random
@@ -143,6 +143,26 @@ def test_the_games_above_produce_every_engine_event_type():
         for events, _state in simulated(players, seed, **options):
             types.update(e["type"] for e in events)
     assert types == ENGINE_TYPES - {"pass_turn"}
+
+
+def test_every_engine_event_type_and_the_moderators_have_their_own_describer():
+    """The describer is a table of kinds: a kind the engine emits that is missing from it
+    would be shown by its name alone."""
+    assert set(DESCRIBERS) == ENGINE_TYPES | {"moderator"}
+    assert all(callable(line) for line in DESCRIBERS.values())
+
+
+@pytest.mark.parametrize("action", ["abort", "bot", "remove", "options", "hide", "show", "mute"])
+def test_every_public_moderator_action_has_its_own_line(action):
+    """What a moderator does at a table in public (games.moderation): each its own line;
+    any other action (a report's resolution, which only staff read) a line saying no more
+    than that a moderator acted."""
+    assert action in MODERATOR_ACTIONS
+    event = {"type": "moderator", "action": action, "seat": 1, "player": "Bo",
+             "options": {"target_score": 200}}
+    assert describe(event, None, {1: "Bo"}, 4) != "A moderator acted on the table."
+    assert describe({**event, "action": "report"}, None, {1: "Bo"}, 4) == (
+        "A moderator acted on the table.")
 
 
 def test_the_reader_is_you_and_the_others_are_named():

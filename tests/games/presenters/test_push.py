@@ -14,6 +14,7 @@ from django.core.management import call_command
 from games import effects, engine, push, store
 from games.models import Game
 from games.presenters import table
+from games.presenters.table import plates, render
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_describe import MoveLog
 from tests.games.presenters.test_fragment_markup import play_random
@@ -66,10 +67,11 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
         play_random(game, rng)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     rendered = []
-    real_parts, real_fragments = table._parts, table.render_fragments
+    real_parts, real_fragments = render.parts, table.render_fragments
 
     class Counting:
-        """table_parts.html's macros, each call counted by the macro's name."""
+        """table_parts.html's macros, each call counted by the macro's name (every piece of
+        the table reaches them through `render.parts`)."""
 
         def __getattr__(self, name):
             macro = getattr(real_parts(), name)
@@ -83,11 +85,11 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
         rendered.append("fragments")
         return real_fragments(context, request)
 
-    monkeypatch.setattr(table, "_parts", Counting)
+    monkeypatch.setattr(render, "parts", Counting)
     monkeypatch.setattr(table, "render_fragments", fragments)
-    table._plate.cache_clear()
-    table._slot_fills.cache_clear()
-    table._scores.cache_clear()
+    plates.render_plate.cache_clear()
+    render.slot_fills.cache_clear()
+    plates.scores.cache_clear()
     effects.seat_pushes(game.pk)
     counts = {name: rendered.count(name) for name in set(rendered)}
     assert counts.pop("fragments") == players + 1
@@ -97,7 +99,7 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
     # each reader: nine readers would have needed 72 plates rendered each for themselves.
     assert counts.pop("plate") == players
     # What fills those places, once per role and place for the whole process.
-    assert counts.pop("plate_slot") == 3 * len(table.PLATE_SLOTS)
+    assert counts.pop("plate_slot") == 3 * len(render.PLATE_SLOTS)
     # The scores as each team's readers see them, and as a spectator does.
     assert counts.pop("scores") == players // 2 + 1
     assert set(counts) <= {"hand_card", "colour_choice"}

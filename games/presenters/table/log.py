@@ -1,0 +1,29 @@
+"""The move log as one reader reads it, newest move first, and the newest move's lines for
+the live region that reads them out (the lines themselves: presenters.describe)."""
+
+from django.utils.safestring import mark_safe
+
+from games.presenters.describe import row_move
+
+# How many event rows the move log reads: on a page or a resync every row, so that the whole
+# game can be scrolled back through on the table; in a push only the newest ones, since the
+# page keeps the moves it already shows (static/js/table.js carries them over), and a push
+# that held the whole game would grow with it for every reader on every move.
+LOG_LENGTH = None
+PUSH_LOG_ROWS = 40
+
+
+def move_log(rows, seat, public):
+    """The move log as `seat` reads it: one `<li class="move">` per event row it may see,
+    newest first, the newest marked `latest`; and the newest row's lines, for the live
+    region. Each row's item comes from describe's per-reader cache, so a push renders only
+    the rows this reader has not read yet and joins the rest."""
+    items, lines = [], ()
+    for row in rows:
+        lines, item = row_move(row, seat, public.log_names, public.log_names_key,
+                               public.players)
+        if item:
+            items.append(item)
+    if items:
+        items[-1] = items[-1].replace('<li class="move"', '<li class="move latest"', 1)
+    return mark_safe("".join(reversed(items))), list(lines)

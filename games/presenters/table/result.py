@@ -1,0 +1,63 @@
+"""The round's result and, at the end, the game's: every hand left and its points, the
+ranking, the rating changes and the links that follow a finished game."""
+
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from games import engine
+from games.models import TEAM_SHAPES
+from games.presenters import fairness
+from games.presenters import ratings as rating_views
+from games.presenters.cards import card_face
+from games.presenters.table import render
+
+
+def result(public):
+    """The result fragment, alike for every reader (table_parts.html, result)."""
+    view, game = public.view, public.game
+    outcome = view.get("round_over") or view.get("last_round")
+    ranking = _ranking(view, public.teams)
+    winner = outcome.get("winner") if outcome else None
+    return render.parts().result({
+        "seq": public.seq, "view": view, "result": outcome,
+        "result_rows": _hands(public, outcome),
+        "result_team": TEAM_SHAPES[winner] if winner is not None else None,
+        "teams": public.teams, "ranking": ranking,
+        "rating_changes_html": _rating_changes(game) if ranking else "",
+        "verify_url": (reverse("history:verify", args=[game.pk])
+                       if ranking and fairness.revealed(game) else None),
+        "lobby_url": reverse("lobby:index") if ranking else None,
+    })
+
+
+def _hands(public, outcome):
+    """Every seat's hand at the end of the round and what it counts against them."""
+    half = public.half
+    return [
+        {
+            "name": public.name(number),
+            "shape": TEAM_SHAPES[number % half], "team": number % half,
+            "cards": [card_face(c) for c in cards],
+            "points": sum(engine.card_points(c) for c in cards),
+        }
+        for number, cards in enumerate(outcome.get("hands", []) if outcome else [])
+    ]
+
+
+def _ranking(view, teams):
+    """The teams in their final places, once the game is over (else [])."""
+    if not view.get("game_over"):
+        return []
+    return [
+        {"team": team, "rank": rank, "shape": TEAM_SHAPES[team],
+         "members": teams[team]["members"], "score": view["scores"][team]}
+        for team, rank in view["game_over"]["ranking"]
+    ]
+
+
+def _rating_changes(game):
+    """The ratings' own Django template: shown once a game, not worth a copy."""
+    changes = rating_views.rating_changes(game) if game.rated else []
+    # A game played as rated that moved no rating says why (games.actions.ratings).
+    note = game.rating_note if game.rated and not changes else ""
+    return render_to_string("ratings/change.html", {"changes": changes, "note": note})

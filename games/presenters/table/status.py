@@ -1,0 +1,60 @@
+"""The status bar: the round, the target and the deal commitment (alike for every reader),
+and one reader's line under it: whose turn it is, who is still deciding, who watches, the
+time left, and the warnings of their own and their partner's clock."""
+
+from games.presenters import fairness
+from games.presenters.table import render
+
+
+def deal_commitment(game, view):
+    """Public from the deal on: an HMAC keyed by the secret, which stays on the server."""
+    return fairness.commitment(game.pk, view["round"], game.seed, game.deal_secret)
+
+
+def round_line(public):
+    """The status bar's round, target and deal commitment: alike for every reader."""
+    commitment = public.deal_commitment
+    return render.parts().round_line(
+        public.view, public.view["options"].get("target_score"), commitment,
+        render.verify_url(public.script_prefix, public.game.pk) if commitment else None,
+        public.finished)
+
+
+def reader_status(game, seat, view, public):
+    """The keys of the status line (and of the hand's note on who is still choosing) for
+    reader `seat` (None: a spectator)."""
+    finished, names = public.finished, public.names
+    waiting, choosing, picked = public.waiting, public.choosing, public.picked
+    show_deadline = bool(game.deadline_at) and not finished and bool(waiting - public.bots)
+    clocks = _clock_warnings(game, seat, public) if seat is not None else {}
+    return {
+        "turn_name": _turn_name(view, seat, finished, names),
+        "waiting_names": [names.get(s) for s in sorted(waiting) if s != seat],
+        "choosing_names": [names.get(s) for s in sorted(choosing - picked)],
+        "picked_names": [names.get(s) for s in sorted(picked)],
+        "deadline": game.deadline_at if show_deadline else None,
+        "watching": public.watching,
+        "deadline_mine": show_deadline and seat in waiting,
+        "clock_mine": clocks.get("you"),
+        "clock_partner": clocks.get("partner"),
+    }
+
+
+def _turn_name(view, seat, finished, names):
+    if view.get("turn") is None or finished:
+        return None
+    return "You" if view["turn"] == seat else names.get(view["turn"])
+
+
+def _clock_warnings(game, seat, public):
+    """The reader's own clock and their partner's: the page warns them both when either runs
+    low (a spectator and the other players see it on the plate only; docs/table.md)."""
+    warnings = {}
+    partner = (seat + public.half) % public.players
+    for number, role in ((seat, "you"), (partner, "partner")):
+        plate = public.plate_data[number]
+        if plate["due"]:
+            warnings[role] = {"role": role, "name": public.log_names.get(number, ""),
+                              "due": plate["due"], "warn": plate["warn"],
+                              "clock": plate["clock"], "pace": game.pace}
+    return warnings
