@@ -86,7 +86,7 @@ def wake_stalled_bots():
         if not store.claim_stalled_bots(game, now):
             continue
         # Bot seats and the people's seats a bot stands in for.
-        bots = [s for s in game.waiting_on if seats.bot_moves(game, s)]
+        bots = [s for s in seats.waiting(game) if seats.bot_moves(game, s)]
         for seat in bots:
             play_bot.delay(game.pk, seat, game.last_seq)
             woken += 1

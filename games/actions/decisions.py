@@ -270,14 +270,14 @@ def start_game(game_id):
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != Game.Status.OPEN:
             raise GameNotActive("This table has already started.")
-        seats = list(game.seats.all())
-        if len(seats) != game.players or any(s.is_empty for s in seats):
+        rows = list(game.seats.all())
+        if len(rows) != game.players or any(s.is_empty for s in rows):
             raise DecisionRefused("Every seat must be filled before the start.")
         state = engine.Game.new(game.engine_options(), game.seed)
         now = timezone.now()
         game.status = Game.Status.ACTIVE
         game.started_at = now
-        game.bot_seats = [s.number for s in seats if s.is_bot]
+        game.bot_seats = [s.number for s in rows if s.is_bot]
         game.save(update_fields=["status", "started_at", "bot_seats"])
         GameSnapshot.objects.create(game=game, seq=0, state=state.to_dict())
         effects.log_on_commit(log, "game %s started: %s players, %s", game.pk, game.players,

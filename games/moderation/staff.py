@@ -94,7 +94,7 @@ def record(game, moderator, *, what, reason, seat=None, public=True, columns=Non
         if game.status == Game.Status.ACTIVE:
             # A bot's pending move was sent for the position before this event and would
             # find it moved on (games.tasks.play_bot): it is sent again for this one.
-            for bot in [s for s in game.waiting_on if seats.bot_moves(game, s)]:
+            for bot in [s for s in seats.waiting(game) if seats.bot_moves(game, s)]:
                 effects.task_on_commit("games.tasks.play_bot", game.pk, bot, game.last_seq,
                                        **decisions.bot_pace(game))
         return event

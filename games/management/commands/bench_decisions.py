@@ -41,6 +41,7 @@ from accounts.models import User
 from games import effects, push, store
 from games.actions import decisions
 from games.models import Game
+from games.store import seats
 from lobby import services as lobby
 
 
@@ -109,7 +110,7 @@ class Command(BaseCommand):
                     self.stderr.write(f"the game ended at move {move}; use another --seed")
                     break
                 state = store.load_state(game)
-                seat = game.waiting_on[0]
+                seat = seats.waiting(game)[0]
                 action = state.auto_action(seat)
                 window = next((w for w, moves in windows.items() if move in moves), None)
                 no_flush = floor and window is not None and move % 2 == 1

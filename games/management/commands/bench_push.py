@@ -26,6 +26,7 @@ from games import effects, store
 from games.actions import decisions
 from games.engine.random_moves import random_action
 from games.models import Game
+from games.store import seats
 from lobby import services as lobby
 
 
@@ -72,7 +73,7 @@ class Command(BaseCommand):
                     game = _new_game(users, players, rng.randrange(10**6), spectators)
                     games.append(game.pk)
                 state = store.load_state(game)
-                waiting = game.waiting_on
+                waiting = seats.waiting(game)
                 seat = waiting[int(rng.random() * len(waiting))]
                 decisions.apply_decision(game.pk, seat, random_action(state, seat, rng),
                                          "person", idempotency_key=uuid.uuid4().hex)

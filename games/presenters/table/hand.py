@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 from games.models import Game
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face
 from games.presenters.table import render
+from games.store import seats
 
 
 def hand_context(game, seat, view, public):
@@ -45,8 +46,7 @@ def hand_context(game, seat, view, public):
 def _bot_for_good(game, seat):
     """Three time-outs hand a seat to a bot for the rest of the game: its person may watch
     their hand but not move (the write door refuses it too)."""
-    return (seat is not None
-            and (game.stand_ins or {}).get(str(seat), {}).get("reason") == "timeouts")
+    return seat is not None and seats.for_good(game, seat)
 
 
 def _controls(legal, kinds, bot_for_good):

@@ -17,6 +17,7 @@ from django.conf import settings
 from games import deadlines, engine
 from games.models import TEAM_SHAPES, Game
 from games.presenters.table import render
+from games.store import seats
 
 # When a seat's time is running out (docs/table.md, "Time running out"): the last 10 s of a
 # real-time move timer, the last tenth of a turn-by-turn deadline.
@@ -30,7 +31,7 @@ def clock_warning(game, number):
     and `since`, so that the page announces each clock's warning once); None without a
     clock. Read from `Game.clocks`, which is public: the page shows it at the right moment
     by itself, and each push or resync hands it the clock as it is then."""
-    clock = (game.clocks or {}).get(str(number)) if game.status == Game.Status.ACTIVE else None
+    clock = seats.clock(game, number) if game.status == Game.Status.ACTIVE else None
     if not clock or not clock.get("due"):
         return None
     due = deadlines.at(clock["due"])
@@ -44,10 +45,9 @@ def clock_warning(game, number):
 
 def stand_in_note(game, seat):
     """How the screen says that a bot plays for a person (docs/clocks.md, stand_ins)."""
-    stand_in = (game.stand_ins or {}).get(str(seat))
-    if not stand_in:
+    if not seats.stand_in(game, seat):
         return ""
-    if stand_in.get("reason") == "timeouts":
+    if seats.for_good(game, seat):
         return " (a bot plays for them: three time-outs)"
     return " (a bot plays while they are away)"
 
@@ -81,7 +81,6 @@ def plate_data(public):
     # by a bot or concedes, and is not counted: games.actions.timeouts), and a plate
     # shows them once there is one (docs/table.md).
     realtime = game.pace == Game.Pace.REALTIME
-    counts = (game.timeouts or {}) if realtime else {}
     limit = settings.TIMEOUTS_BEFORE_BOT
     # A clock is public: the page counts it down and shows when it runs low by itself.
     clocks = {number: (None if finished else clock_warning(game, number))
@@ -90,7 +89,7 @@ def plate_data(public):
         plate_words(public.script_prefix, _plate(public, number, {
             "last": number == last,
             "traded": number in traded,
-            "timeouts": min(int(counts.get(str(number), 0)), limit),
+            "timeouts": min(seats.timeouts_of(game, number), limit) if realtime else 0,
             "timeouts_limit": limit,
             "due": clocks[number][0],
             "warn": clocks[number][1],
