@@ -42,7 +42,7 @@ def play_bot(self, game_id, seat, seq):
     # it): a move that takes a bot a second must not hold up the table's other writers.
     state = store.load_state(game)
     started = time.perf_counter()
-    action = botplay.choose_action(
+    action = botplay.move_for_seat(
         state, seat, level, history=lambda: store.all_events(game_id),
         seed=seats.bot_seed(game, seat, seq),
     )

@@ -22,7 +22,7 @@ from accounts import ratelimit
 from accounts import text as person_text
 from games import push
 from games.models import ChatMessage, ChatSetting, Game, Seat
-from games.presenters import chat as views
+from games.presenters import chat as chat_rooms
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +59,8 @@ def clean_text(text):
     text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ").strip()
     if not text:
         raise ChatRefused("Write something first: an empty message is not sent.")
-    if len(text) > views.MAX_LENGTH:
-        raise ChatRefused(f"That message is too long: at most {views.MAX_LENGTH} characters "
+    if len(text) > chat_rooms.MAX_LENGTH:
+        raise ChatRefused(f"That message is too long: at most {chat_rooms.MAX_LENGTH} characters "
                           f"(it has {len(text)}).")
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
         raise ChatRefused("That message has characters a chat line cannot hold.")
@@ -75,13 +75,13 @@ def clean_key(key):
 
 def groups_for(game, room):
     """The groups allowed to read a line of `room` now."""
-    public = push.public_group(game.pk) if game.spectators and not game.private else None
-    if room == views.SPECTATORS:
-        return [public] if public else []
+    spectators = push.public_group(game.pk) if game.spectators and not game.private else None
+    if room == chat_rooms.SPECTATORS:
+        return [spectators] if spectators else []
     groups = [push.seat_group(game.pk, number) for number in
               Seat.objects.filter(game=game, user__isnull=False).values_list("number", flat=True)]
-    if public and views.is_over(game):
-        groups.append(public)
+    if spectators and chat_rooms.is_over(game):
+        groups.append(spectators)
     return groups
 
 
@@ -105,9 +105,9 @@ def send(game_id, user, text, key):
     if hidden:
         raise ChatRefused(hidden)
     game, seat = reader(game_id, user)
-    if views.is_off(user.pk):
+    if chat_rooms.is_off(user.pk):
         raise ChatRefused("You turned the chat off: turn it on to send messages.", 409)
-    if views.is_muted(user.pk):
+    if chat_rooms.is_muted(user.pk):
         raise ChatRefused("A moderator has muted you in chat.", 403)
     earlier = ChatMessage.objects.filter(game=game, user=user, key=key).first()
     if earlier is not None:
@@ -118,14 +118,14 @@ def send(game_id, user, text, key):
         wait = max(1, ratelimit.retry_after(RATE_SCOPE, ident))
         raise ChatRefused(f"Too many messages: at most {limit} in {window} seconds. "
                           f"Wait {wait} s.", 429)
-    room = views.writable_room(seat is not None)
+    room = chat_rooms.writable_room(seat is not None)
     try:
         with transaction.atomic():
             message = ChatMessage.objects.create(game=game, user=user, room=room, text=text,
                                                  key=key)
             groups = groups_for(game, room)
             push_message = {"type": "chat.message", "id": message.pk, "room": room,
-                            "author": user.pk, "html": views.message_html(message)}
+                            "author": user.pk, "html": chat_rooms.message_html(message)}
             transaction.on_commit(partial(deliver, groups, push_message))
     except IntegrityError:  # the same key, sent twice at once: the other one stored it
         return ChatMessage.objects.get(game=game, user=user, key=key), False

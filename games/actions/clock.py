@@ -13,7 +13,7 @@ from games.models import EmailOutbox, Game
 from games.store import seats
 
 
-def plan(game, public, pending, bot_seats, acted_seat, seq, now):
+def plan(game, spectator_view, pending, bot_seats, acted_seat, seq, now):
     """The clock columns after event `seq`; queues the after-commit work they need.
 
     Must run inside the transaction that locked `game` (decisions._record). A
@@ -21,7 +21,7 @@ def plan(game, public, pending, bot_seats, acted_seat, seq, now):
     clock (a simultaneous pass: others' picks do not restart it); the seat that
     just acted, and anyone newly waited on, gets a new one.
     """
-    kind = public.get("decision")
+    kind = spectator_view.get("decision")
     people = [s for s in pending if s not in bot_seats]
     changes = seats.SeatChanges(game)
     for seat, _ in seats.clocks(game):

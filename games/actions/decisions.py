@@ -152,14 +152,14 @@ class DecisionResult:
     game: Game | None = field(default=None, compare=False, repr=False)
 
 
-def pending_seats(state, public=None):
-    """Seats that have something to decide now, in seat order (`public`: the state's
+def pending_seats(state, spectator_view=None):
+    """Seats that have something to decide now, in seat order (`spectator_view`: the state's
     `view(None)`, when the caller has it already)."""
-    if public is None:
-        public = state.view(None)
-    candidates = set(public.get("waiting_on") or [])
-    if public.get("turn") is not None:
-        candidates.add(public["turn"])
+    if spectator_view is None:
+        spectator_view = state.view(None)
+    candidates = set(spectator_view.get("waiting_on") or [])
+    if spectator_view.get("turn") is not None:
+        candidates.add(spectator_view["turn"])
     return [
         s for s in sorted(candidates)
         if state.legal_actions(s) or state.view(s).get("must_give")
@@ -308,20 +308,20 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     # The push first: on-commit callbacks run in the order they were registered, and the
     # pages should not wait for the countdown task clock.plan sends to Celery (docs/load.md).
     effects.game_changed_on_commit(game, seq, state)
-    public = state.view(None)
-    pending = pending_seats(state, public)
+    spectator_view = state.view(None)
+    pending = pending_seats(state, spectator_view)
     bot_seats = set(game.bot_seats)
     bots_to_move = [s for s in pending if s in bot_seats]
     columns = {
         **(columns or {}),
-        "round": public.get("round"),
-        "turn": public.get("turn"),
+        "round": spectator_view.get("round"),
+        "turn": spectator_view.get("turn"),
         "waiting_on": pending,
         "bot_due_at": now if bots_to_move else None,
         # clocks, deadline_at, wake_at: each person's timer (docs/clocks.md).
-        **clock.plan(game, public, pending, bot_seats, seat, seq, now),
+        **clock.plan(game, spectator_view, pending, bot_seats, seat, seq, now),
     }
-    if public.get("game_over"):
+    if spectator_view.get("game_over"):
         columns.update(status=Game.Status.FINISHED, finished_at=now, **nothing_pending())
         bots_to_move = []
     event = _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,

@@ -222,7 +222,7 @@ def _decision(game, state, changes, seat, now):
         return action
     if game.missed_deadline == Game.MissedDeadline.LEAVE:
         return {"type": "concede"}
-    return botplay.choose_action(
+    return botplay.move_for_seat(
         state,
         seat,
         settings.STAND_IN_BOT_LEVEL,

@@ -7,7 +7,7 @@ actions and its own event history, filtered by `events_for` here.
 from games import bots, engine
 
 
-def choose_action(state, seat, level, *, history, seed):
+def move_for_seat(state, seat, level, *, history, seed):
     """The action bot `level` takes for `seat`, or None when it has nothing to decide.
 
     `history` is a callable returning every engine event of the game so far; it

@@ -14,7 +14,7 @@ from games.actions.chat import ChatRefused, deliver, groups_for, reader
 from games.models import ChatMessage, ChatModeration, ChatMute, Game
 from games.moderation import reports, staff
 from games.moderation.models import Report
-from games.presenters import chat as views
+from games.presenters import chat as chat_rooms
 
 
 def report(game_id, message_id, reporter):
@@ -22,7 +22,7 @@ def report(game_id, message_id, reporter):
     text naming the line (the admin links it to the line through its id)."""
     game, seat = reader(game_id, reporter)
     message = (ChatMessage.objects.filter(pk=message_id, game=game, hidden_at__isnull=True,
-                                          room__in=views.readable_rooms(game, seat is not None))
+                                          room__in=chat_rooms.readable_rooms(game, seat is not None))
                .select_related("user").first())
     if message is None:
         raise ChatRefused("There is no such message to report.", 404)

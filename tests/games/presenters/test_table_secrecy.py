@@ -148,7 +148,7 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
             break
         state = store.load_state(game)
         seat = game.waiting_on[0]
-        action = botplay.choose_action(
+        action = botplay.move_for_seat(
             state, seat, levels[seat % 2], seed=seed * 1000 + step,
             history=lambda: [e for r in GameEvent.objects.filter(game=game) for e in r.events],
         )
