@@ -21,7 +21,7 @@ try:  # the comparison with RLCard's UNO is optional (docs/engine.md)
 except ImportError:
     np = UnoGame = None
 
-from games.engine import Game, Options
+from games.engine import GameState, Options
 from games.engine.random_moves import random_action
 
 from .simulate import play_game
@@ -45,7 +45,7 @@ def snapshot_round_trip_us(samples=2000):
     rng = random.Random(2)
     times = []
     for i in range(samples // 100):
-        g = Game.new(Options(), 1000 + i)
+        g = GameState.new(Options(), 1000 + i)
         for _ in range(40):
             if g.stage == "over":
                 break
@@ -53,7 +53,7 @@ def snapshot_round_trip_us(samples=2000):
             g.act(seat, random_action(g, seat, rng))
         for _ in range(100):
             t0 = time.perf_counter()
-            Game.from_dict(g.to_dict())
+            GameState.from_dict(g.to_dict())
             times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e6
 

@@ -14,7 +14,7 @@ import random
 
 from games.bots.leafvalue import FEATURES, features
 from games.bots.policies import policy_for_game
-from games.engine import Game, Options
+from games.engine import GameState, Options
 
 
 def positions(players, games, seed, every):
@@ -23,7 +23,7 @@ def positions(players, games, seed, every):
     play (from a seeded random start); blocked rounds are left out."""
     options = Options(players=players)
     for i in range(games):
-        g = Game.new(options, seed * 1_000_003 + i)
+        g = GameState.new(options, seed * 1_000_003 + i)
         rng = random.Random(f"{seed}:{i}")
         offset = rng.randrange(every)
         start = g.round

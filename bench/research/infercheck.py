@@ -28,7 +28,7 @@ from games.bots import decide
 from games.bots.likelihood import Trails
 from games.bots.memory import ALL_INFERENCES, CLASSES, LEANS, SHARPENING, SeatMemory
 from games.bots.sampling import sample_world
-from games.engine import Game, Options, events_for
+from games.engine import GameState, Options, events_for
 from games.engine.cards import COLOR, IS_WILD
 
 
@@ -69,7 +69,7 @@ def _turns(games, players, seed):
     """Normal-vs-Normal games; yields (game, view, the mover's events, rng) at every third
     action that is an ordinary turn, before the move is made."""
     for i in range(games):
-        g = Game.new(Options(players=players), seed * 1_000_003 + i)
+        g = GameState.new(Options(players=players), seed * 1_000_003 + i)
         events = list(g.initial_events())
         rng = random.Random(f"{seed}:{i}")
         step = 0

@@ -66,14 +66,14 @@ from games.bots import Budget, decide, oracle_decide, site_budget
 from games.bots.memory import ALL_INFERENCES, INFERENCES, LEANS
 from games.bots.policies import WEIGHTS
 from games.bots.search import MODELS, OWN_ROLLOUTS, REVEALS, SCORES, SEARCHED, pairing
-from games.engine import Game, Options
+from games.engine import GameState, Options
 
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
 
 def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000,
          inferences=None, labels=None, watch=None, reveal="all", weights=None):
-    """One game; `levels[team]` plays that team's seats. Returns the finished Game.
+    """One game; `levels[team]` plays that team's seats. Returns the finished GameState.
 
     Each seat gets its own seeded generator and its own visible event stream, exactly
     what the site would hand the bot. `times` (label -> list) collects decision seconds;
@@ -82,7 +82,7 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
     is called with each decision before it is applied (benchmarks that judge moves);
     `reveal`, what the oracle sees (`oracle_decide`); `weights[team]`, that team's Normal
     turn score (None: Normal's own; Hard takes its own from the budget)."""
-    g = Game.new(options, deal_seed)
+    g = GameState.new(options, deal_seed)
     n, half = g.n, g.half
     hist = [[] for _ in range(n)]
 

@@ -24,7 +24,7 @@ from games.bots import Budget, site_budget
 from games.bots.memory import SeatMemory
 from games.bots.policies import normal_action, policy_for_game
 from games.bots.search import searchable
-from games.engine import Game, Options
+from games.engine import GameState, Options
 from games.engine.cards import DRAW2, IS_WILD, KIND, REVERSE, SKIP
 
 from .ladder import play
@@ -49,7 +49,7 @@ def kind_of(view, normal, hard):
 
 def playout(snap, seat, move, seed):
     """1 if `seat`'s team wins the round after `move`, played on by Normal, else 0."""
-    g = Game.from_dict(snap)
+    g = GameState.from_dict(snap)
     order = sorted(g.draw)
     random.Random(seed).shuffle(order)
     g.draw = order

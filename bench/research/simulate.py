@@ -12,13 +12,13 @@ import argparse
 import random
 import time
 
-from games.engine import Game, Options
+from games.engine import GameState, Options
 from games.engine.random_moves import random_action
 
 
 def play_game(options, seed, rng, check=False, max_actions=100_000):
     """Play one game to the end; returns (game, number of actions)."""
-    g = Game.new(options, seed)
+    g = GameState.new(options, seed)
     actions = 0
     while g.stage != "over":
         seat = g.turn if g.pending is None else None

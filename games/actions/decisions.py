@@ -273,7 +273,7 @@ def start_game(game_id):
         rows = list(game.seats.all())
         if len(rows) != game.players or any(s.is_empty for s in rows):
             raise DecisionRefused("Every seat must be filled before the start.")
-        state = engine.Game.new(game.engine_options(), game.seed)
+        state = engine.GameState.new(game.engine_options(), game.seed)
         now = timezone.now()
         game.status = Game.Status.ACTIVE
         game.started_at = now

@@ -1,7 +1,7 @@
 """Hard and oracle: determinized Monte Carlo search with Normal as the rollout policy.
 
 Hard samples the hidden cards from what its seat knows (sampling.py). Each sample becomes a
-real engine game (`Game.from_view`), every candidate move (candidates.py) is tried on the
+real engine game (`GameState.from_view`), every candidate move (candidates.py) is tried on the
 same samples with the same rollout seed (common random numbers), and each is played out by
 Normal for every seat for up to `horizon` actions, then scored by who won or by the cards
 left. Normal's move is left only
@@ -9,7 +9,7 @@ when a paired z-test on the samples says another is better.
 
 Every decision with a choice can be searched: a turn, a waiting penalty, a drawn Wild's
 colour, and the team choices (setup pass, symbol swap, half pass and tag-in give), for which
-`Game.from_view` rebuilds the pending choice. `Budget.searched` narrows that: the site's
+`GameState.from_view` rebuilds the pending choice. `Budget.searched` narrows that: the site's
 8-player Hard searches only the team choices and plays its turns with its base move.
 
 The budget is a count of rollout actions (deterministic, near-constant time: what the site
@@ -30,7 +30,7 @@ import math
 import random
 import time
 
-from games.engine import Game
+from games.engine import GameState
 from games.engine.cards import IS_WILD
 
 from . import leafvalue
@@ -387,7 +387,7 @@ def searchable(view, legal, kinds=SEARCHED):
 
 def hard_decide(view, legal, history, rng, memory, budget):
     """Hard's move: sample the hidden cards from what the seat knows, rebuild each sample
-    as a real game (`Game.from_view`, which needs the seat's events for a tag-in give)."""
+    as a real game (`GameState.from_view`, which needs the seat's events for a tag-in give)."""
     ctx = Ctx.from_view(view, memory, WEIGHTS[budget.weights])
     cands, choice = decision_candidates(view, legal, ctx, budget.wilds)
     if len(cands) > 1 and budget.pool:
@@ -405,14 +405,14 @@ def _playable_sample(view, history, memory, rng, known=None):
     `known`: hands placed as they are (the partly revealed oracle, `sample_world`)."""
     try:
         hands, draw = sample_world(view, memory, rng, known)
-        Game.from_view(view, hands=hands, draw_pile=draw, history=history)
+        GameState.from_view(view, hands=hands, draw_pile=draw, history=history)
     except ValueError:
         return None
     return hands, draw
 
 
 def _world(view, hands, draw, history):
-    return lambda seed: Game.from_view(view, hands=hands, draw_pile=draw, seed=seed,
+    return lambda seed: GameState.from_view(view, hands=hands, draw_pile=draw, seed=seed,
                                        history=history)
 
 
@@ -449,7 +449,7 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
     `reveal` prices the hidden hands apart: "partner" shows it only the partner's hand and
     "opponents" only the opponents' hands; the rest is sampled exactly as Hard samples it
     (`history`, the seat's events, is then needed to rebuild a tag-in give). "hands" shows
-    every hand but rebuilds each world through the view as Hard does (`Game.from_view`),
+    every hand but rebuilds each world through the view as Hard does (`GameState.from_view`),
     which checks that the rebuilding loses nothing the full oracle has."""
     view = game.view(seat)
     legal = game.legal_actions(seat)
@@ -477,7 +477,7 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
         rng.shuffle(order)
 
         def world(seed):
-            g = Game.from_dict(snap)
+            g = GameState.from_dict(snap)
             g.draw = list(order)
             g.seed = seed
             return g

@@ -7,7 +7,7 @@ from .common import IllegalAction
 from .types import Action
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .game import GameState
 
 
 def _cheapest(hand: list[str], k: int) -> list[str]:
@@ -35,7 +35,7 @@ def _play(hand: list[str], code: str) -> Action:
     return {"type": "play", "card": code}
 
 
-def auto_action(game: "Game", seat: int) -> Action:
+def auto_action(game: "GameState", seat: int) -> Action:
     """The plain legal move for `seat`, returned without applying it. Raises IllegalAction
     when the seat has nothing to decide."""
     g = game

@@ -1,10 +1,11 @@
 """The state of a game of Wild Cards Teams and the rules that move it.
 
-A `Game` is plain data plus the rules. Decisions come in through `act`, which validates
-everything first (raising `IllegalAction` and changing nothing), then applies the decision
-and returns the events it caused. Effects that must wait for somebody's choice (the effect of
-a card after a half pass, the rest of a Wild Team Draw 4 after a tag-in pass) are kept as a
-small stack of continuation steps, `ops`, run as soon as the pending choice is made.
+A `GameState` (the contract's `Game`) is plain data plus the rules. Decisions come in
+through `act`, which validates everything first (raising `IllegalAction` and changing
+nothing), then applies the decision and returns the events it caused. Effects that must wait
+for somebody's choice (the effect of a card after a half pass, the rest of a Wild Team Draw 4
+after a tag-in pass) are kept as a small stack of continuation steps, `ops`, run as soon as
+the pending choice is made.
 
 What each seat may see is in `visibility.py`; the time-out moves in `auto.py`.
 """
@@ -44,7 +45,7 @@ from .trades import Trades
 from .types import Action, Event, SeatView, Step
 
 
-class Game(Dealing, CardEffects, Trades, Ending, Snapshot):
+class GameState(Dealing, CardEffects, Trades, Ending, Snapshot):
     # The fields (and their slots) are those of state.State, which every mixin derives from.
     __slots__ = ()
 
@@ -444,13 +445,13 @@ class Game(Dealing, CardEffects, Trades, Ending, Snapshot):
             raise IllegalAction("Only a Wild takes a colour.")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Game) and self.to_dict() == other.to_dict()
+        return isinstance(other, GameState) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]  # a game changes: it is no dict key
 
     def __repr__(self) -> str:
         return (
-            f"<Game {self.n}p round {self.round} stage {self.stage} turn {self.turn} "
+            f"<GameState {self.n}p round {self.round} stage {self.stage} turn {self.turn} "
             f"pending {self.pending}>"
         )
 
@@ -460,14 +461,14 @@ class Game(Dealing, CardEffects, Trades, Ending, Snapshot):
 
 
 # What `act` does for each kind of action (but the ordinary turn, checked inline there).
-_ACTIONS: dict[str, Callable[[Game, int, Action, list[Event]], None]] = {
-    "play": Game._act_play,
-    "pass": Game._act_pick,
-    "draw": Game._act_draw,
-    "pass_turn": Game._act_pass_turn,
-    "take_penalty": Game._act_take_penalty,
-    "give": Game._act_give,
-    "concede": Game._act_concede,
+_ACTIONS: dict[str, Callable[[GameState, int, Action, list[Event]], None]] = {
+    "play": GameState._act_play,
+    "pass": GameState._act_pick,
+    "draw": GameState._act_draw,
+    "pass_turn": GameState._act_pass_turn,
+    "take_penalty": GameState._act_take_penalty,
+    "give": GameState._act_give,
+    "concede": GameState._act_concede,
 }
 
 

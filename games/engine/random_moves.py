@@ -7,11 +7,11 @@ whole games with it to measure the engine (speed, outcomes) are in bench/researc
 
 from random import Random
 
-from .game import Game
+from .game import GameState
 from .types import Action
 
 
-def random_action(game: Game, seat: int, rng: Random) -> Action | None:
+def random_action(game: GameState, seat: int, rng: Random) -> Action | None:
     """A uniformly random legal action of `seat` (a give: random cards of the right count)."""
     acts = game.legal_actions(seat)
     if acts:

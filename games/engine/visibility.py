@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from .types import Event, GameOver, RoundResult, SeatView
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .game import GameState
 
 
-def view(game: "Game", seat: int | None = None) -> SeatView:
+def view(game: "GameState", seat: int | None = None) -> SeatView:
     """The table as `seat` sees it (None: a spectator, public information only).
 
     A seat sees its own hand, what it received and gave in its latest trade, its own pick in
@@ -70,7 +70,7 @@ def view(game: "Game", seat: int | None = None) -> SeatView:
     return v
 
 
-def _decision(g: "Game") -> str | None:
+def _decision(g: "GameState") -> str | None:
     """What kind of decision the table waits for: setup, swap, give, forced, penalty, turn,
     or None when the game is over."""
     if g.stage == "over":

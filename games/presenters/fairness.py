@@ -170,7 +170,7 @@ def verify(game_id, options, seed, secret, rows, shown):
     """Checks the recorded `rows` (objects with seq, kind, seat, action, events, in order)
     against `seed` and `secret`. `shown` is {round: commitment} as the table showed them.
 
-    Replays `engine.Game.new(options, seed)` with each row's action, as the replay does, and
+    Replays `engine.GameState.new(options, seed)` with each row's action, as the replay does, and
     compares the seeded events each row produced with the recorded ones. A recorded move the
     re-dealt cards cannot make stops the replay: the later rounds are left not reached.
     """
@@ -186,7 +186,7 @@ def verify(game_id, options, seed, secret, rows, shown):
     stopped = ""
     current = 1
     try:
-        state = engine.Game.new(options, seed)
+        state = engine.GameState.new(options, seed)
     except ValueError as exc:
         state, stopped = None, f"This seed cannot start a game: {exc}"
     for row in rows if state is not None else ():

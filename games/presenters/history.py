@@ -30,7 +30,7 @@ def outcome(game):
     key = f"history:outcome:{game.pk}:{game.last_seq}"
     found = cache.get(key)
     if found is None:
-        view = engine.Game.from_dict(game.snapshot.state).view(None)
+        view = engine.GameState.from_dict(game.snapshot.state).view(None)
         over = view.get("game_over") or {}
         found = {
             "winner": over.get("winner"),

@@ -1,7 +1,7 @@
 """Replays and exports, rebuilt from the stored event rows and the engine.
 
 A replay never reads a stored picture of the state: step k is
-`Game.new(options, seed)` with the actions of event rows 1..k applied in
+`GameState.new(options, seed)` with the actions of event rows 1..k applied in
 order (rows without an action — the deal, moderator notes — change nothing).
 What a reader sees at a step comes from `view(seat)` and `events_for` only.
 
@@ -97,7 +97,7 @@ def rows_of(game):
 
 def state_at(game, rows, step):
     """The engine game after event rows 1..step."""
-    state = engine.Game.new(game.engine_options(), game.seed)
+    state = engine.GameState.new(game.engine_options(), game.seed)
     for row in rows[:step]:
         if row.action is not None:
             state.act(row.seat, row.action)
@@ -220,7 +220,7 @@ def export(game):
         raise NotAllowed("Only a finished game can be exported.")
     seats = list(game.seats.select_related("user"))
     names = describe.seat_names(seats)
-    final = engine.Game.from_dict(game.snapshot.state).view(None)
+    final = engine.GameState.from_dict(game.snapshot.state).view(None)
     events = []
     rows = rows_of(game)
     for row in rows:
@@ -247,7 +247,7 @@ def export(game):
             "final_card_penalty": game.final_card_penalty, "target_score": game.target_score,
             "pace": game.pace,
         },
-        # Game.new(options, seed) then every "action" in order replays the game.
+        # GameState.new(options, seed) then every "action" in order replays the game.
         "seed": game.seed,
         # With the seed, what anyone needs to check the deals (docs/fair-deals.md): each
         # round's commitment is HMAC-SHA256(deal_secret, "wct-deal:<game>:<round>:<seed>").

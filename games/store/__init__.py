@@ -354,7 +354,7 @@ def table_seats(game_id):
 def load_state(game, snapshot=None):
     """The engine game for `game`: its snapshot plus any events recorded after it."""
     snapshot = snapshot or game.snapshot
-    state = engine.Game.from_dict(snapshot.state)
+    state = engine.GameState.from_dict(snapshot.state)
     if snapshot.seq < game.last_seq:
         later = GameEvent.objects.filter(game_id=game.pk, seq__gt=snapshot.seq).order_by("seq")
         for row in later:
@@ -365,7 +365,7 @@ def load_state(game, snapshot=None):
 
 def replay(game):
     """The engine game rebuilt from the seed and every recorded action (for checks)."""
-    state = engine.Game.new(game.engine_options(), game.seed)
+    state = engine.GameState.new(game.engine_options(), game.seed)
     for row in game.events.order_by("seq"):
         if row.action is not None:
             state.act(row.seat, row.action)
