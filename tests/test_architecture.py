@@ -22,7 +22,7 @@ def lint(root):
 
 @pytest.fixture
 def copy(tmp_path):
-    for name in ("games", "lobby", "accounts", "config"):
+    for name in ("games", "lobby", "accounts", "config", "bench"):
         shutil.copytree(ROOT / name, tmp_path / name,
                         ignore=shutil.ignore_patterns("__pycache__", "migrations"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
@@ -69,6 +69,9 @@ def test_the_tree_keeps_every_contract():
     # The games' own actions calling moderation, which is built on them.
     ("games/actions/decisions.py", "from games.moderation import staff",
      "games.actions is not allowed to import games.moderation.staff"),
+    # The site importing a research tool (bench/ imports the site, never the other way).
+    ("games/presenters/replay.py", "from bench.research import ladder",
+     "games is not allowed to import bench"),
     # Moderation's report model reaching up to the tables' models that register it.
     ("games/moderation/models.py", "from games import models",
      "games.moderation.models is not allowed to import games.models"),
