@@ -24,9 +24,9 @@ run: migrate
 
 # The import rules first (pyproject.toml, [tool.importlinter]), then ruff (lint, import
 # order, the complexity limit, the format) and mypy over what is typed so far: the rules
-# engine and the seat door, strict ([tool.mypy]); pytest exits 5 when it collected no
+# engine, the seat door, a seat's state and its deadlines, strict ([tool.mypy]); pytest exits 5 when it collected no
 # tests: that is a failure too.
-TYPED := games/engine games/actions/access.py
+TYPED := games/engine games/actions/access.py games/store/seats.py games/deadlines.py
 test: install
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff check $(TYPED) tests/test_linters.py

@@ -175,7 +175,7 @@ class Game(models.Model):
     def scoring_label(self):
         return "Single round" if self.target_score is None else f"To {self.target_score} points"
 
-    def decision_window(self):
+    def decision_window(self) -> timedelta:
         if self.pace == self.Pace.REALTIME:
             return timedelta(seconds=self.move_seconds)
         return timedelta(hours=self.turn_hours)
