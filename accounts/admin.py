@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 
-from .admin_checks import CheckedSelection
+from .admin_checks import CheckedSelection, Record
 from .models import AccountAudit, ApiToken, User
 
 
@@ -103,17 +103,8 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
 
 
 @admin.register(AccountAudit)
-class AccountAuditAdmin(CheckedSelection, admin.ModelAdmin):
+class AccountAuditAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_display = ["created_at", "user", "action", "until", "moderator", "reason"]
     list_filter = ["action"]
     search_fields = ["user__username", "moderator__username", "reason"]
     list_select_related = ["user", "moderator"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

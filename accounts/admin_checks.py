@@ -1,4 +1,5 @@
-"""The admin's guard on actions, which every ModelAdmin of ours takes (docs/security.md).
+"""The admin's guard on actions, which every ModelAdmin of ours takes (docs/security.md),
+and the read-only rule of the logs the site keeps.
 It is here, in the lowest app, so that each app's admin uses it without importing another
 app's admin."""
 
@@ -36,3 +37,18 @@ class CheckedSelection:
                               messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
         return super().response_action(request, queryset)
+
+
+class Record:
+    """A log kept by the site's own code (events, chat lines and their moderation, account
+    audits): the admin reads it and runs its actions, never adds, edits or deletes a row by
+    hand."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -30,7 +30,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PlayerAdmin
-from accounts.admin_checks import CheckedSelection
+from accounts.admin_checks import CheckedSelection, Record
 from accounts.models import User
 from games import engine
 from games.actions.chat import ChatRefused
@@ -39,20 +39,6 @@ from games.moderation import actions as moderation
 from games.moderation import chat, staff
 from games.moderation.models import Report
 from games.presenters import replay
-
-
-class Record:
-    """A log kept by the game's own code (events, chat lines and their moderation): the
-    admin reads it and runs its actions, never adds, edits or deletes a row by hand."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class ReasonForm(forms.Form):
