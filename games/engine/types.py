@@ -129,7 +129,7 @@ class Event(TypedDict, total=False):
 
 
 # A continuation step waiting on a choice, e.g. ["next", seat] or ["hit", seat, k, reason]
-# (games/engine/effects.py, `_run`): the kind first, then its arguments, as JSON keeps it.
+# (games/engine/card_effects.py, `_run`): the kind first, then its arguments, as JSON keeps it.
 Step = list[Any]
 
 # Game.to_dict(): the snapshot's layout is the engine's own (it only promises a round trip).
