@@ -7,9 +7,14 @@ Each is checked by bounding boxes at every decision of real games played through
 """
 
 import time
+import uuid
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
+
+from games import store
+from games.actions import decisions
+from games.models import Game, GameEvent
 
 from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page
@@ -213,6 +218,13 @@ def test_the_focus_stays_on_its_control_when_someone_else_moves(daphne_url, chro
 def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium_browser):
     ana = make_user("ana")
     game = make_started_game([ana], players=4, pace="realtime", move_seconds=45)
+    # The bots choose their setup cards before the page opens, so that Ana's choice ends
+    # the setup pass in her own request: what is under test is her page, not how soon the
+    # server's bots answer.
+    for seat in (1, 2, 3):
+        state = store.load_state(Game.objects.get(pk=game.pk))
+        decisions.apply_decision(game.pk, seat, state.auto_action(seat), GameEvent.Actor.BOT,
+                                 idempotency_key=uuid.uuid4().hex)
     page = logged_in_page(chromium_browser, daphne_url, ana)
     page.goto(f"{daphne_url}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
