@@ -2,17 +2,20 @@
 program what its seat sees each time the game moves, so that it need not poll
 (docs/bot-accounts.md).
 
-It is the game socket (games.consumers.GameConsumer) for a program: it listens to the
-seat's own group, and only to it, so it hears exactly when that seat's page would. What
-it sends is never the page's HTML: on every push it reads the seat's state again and sends
-games.presenters.bot_view.seat_state, the same JSON as GET /api/bot/games/<id>, which
-holds the engine's view(seat) and legal actions and nothing else.
+It is the game socket (games.consumers.GameConsumer) for a program: it listens to its seat's
+program group (games.push.program_group), and only to it, so it hears exactly when that
+seat's page would. What it is pushed and sends is never a page's HTML but the seat's state,
+games.presenters.bot_view.seat_state: the same JSON as GET /api/bot/games/<id>, which holds
+the engine's view(seat) and legal actions and nothing else, made by the push from the state
+the write has just committed (games.effects.seat_pushes).
 
 Access is a bot token in the handshake's `Authorization: Bearer` header, checked like the
 HTTP API's (accounts.bot_tokens.authenticate), and who may listen is the one rule of
-games.actions.access. Every state it sends is read in the same statement as the check
-that the bot still holds the seat, and a push rendered for another holder is dropped, so
-a stream let in earlier never reads a seat that changed hands. It is also checked again,
+games.actions.access; its decisions go through the seat door (games.actions.seat_door),
+as the table socket's do. A state it reads itself (on connecting, and every
+RECHECK_SECONDS) is read in the same statement as the check that the bot still holds the
+seat, and a pushed state made for another holder is dropped, so a stream let in earlier
+never reads a seat that changed hands. It is also checked again,
 so that an open stream closes once its right to listen ends: at once when the token is
 revoked (a push to the token's group), when the account's access changes (its user group:
 a ban, a moderator taking the seat), when the lobby changes who holds its seat (the seat's
@@ -31,18 +34,19 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from accounts import bot_tokens
-from games import push
-from games.push.coalesce import Coalesced
-from games.actions import access, decisions, moves, presence
-from games.models import Game, GameEvent
+from games import act_frames, push
+from games.actions import access, presence, seat_door
+from games.models import Game
 from games.presenters.bot_view import seat_state
+from games.push.coalesce import Coalesced
 
 log = logging.getLogger(__name__)
 
-CLOSE_BAD_TOKEN = 4401  # no token, an unknown or revoked one, or its account may not play
-CLOSE_NO_SEAT = 4404  # the bot holds no seat at this game (or there is no such game)
-CLOSE_SEAT_LOST = 4410  # the seat is no longer the bot's (a moderator's removal)
-CLOSE_TOO_MANY = 4429  # the bot account has API_STREAMS_PER_BOT streams open already
+# Why a stream closes: the seat door's codes (games.actions.seat_door).
+CLOSE_BAD_TOKEN = seat_door.CLOSE_BAD_TOKEN
+CLOSE_NO_SEAT = seat_door.CLOSE_NO_SEAT
+CLOSE_SEAT_LOST = seat_door.CLOSE_SEAT_LOST
+CLOSE_TOO_MANY = seat_door.CLOSE_TOO_MANY
 MAX_MESSAGE = 16 * 1024  # as the game socket: a decision is a few hundred characters
 
 
@@ -61,20 +65,20 @@ def bearer(scope):
 
 
 def stream_access(raw, game_id, seat=None):
-    """(user, token id, seat number, None) while a stream with token `raw` may listen at
-    `game_id` (for `seat`, once it has one), else (None, None, None, the close code).
-    Reads the token, the account and the seat as they are now; who may listen is
-    games.actions.access's rule for a program."""
+    """(reader, token id, None) while a stream with token `raw` may listen at `game_id` (for
+    `seat`, once it has one), else (None, None, the close code). Reads the token, the
+    account and the seat as they are now; who may listen is games.actions.access's rule for
+    a program."""
     found = bot_tokens.authenticate(raw) if raw else None
     if found is None:
-        return None, None, None, CLOSE_BAD_TOKEN
+        return None, None, CLOSE_BAD_TOKEN
     user, token = found
     reader = access.program_at(user, game_id)
     if reader is None:
-        return None, None, None, CLOSE_NO_SEAT if seat is None else CLOSE_SEAT_LOST
+        return None, None, CLOSE_NO_SEAT if seat is None else CLOSE_SEAT_LOST
     if seat is not None and reader.seat != seat:
-        return None, None, None, CLOSE_SEAT_LOST
-    return user, token.pk, reader.seat, None
+        return None, None, CLOSE_SEAT_LOST
+    return reader, token.pk, None
 
 
 def read_state(game_id, seat, user_id):
@@ -86,20 +90,8 @@ def read_state(game_id, seat, user_id):
         return None if game is None else seat_state(game, seat)
 
 
-def _decide(game_id, seat, action, user, key):
-    """A decision in a thread of its own, whose pooled connection goes back at its end
-    (see games.consumers._decide). The key is the HTTP API's (moves.bot_decision_key), so
-    that a program may retry a decision over either and it is made once."""
-    try:
-        result = decisions.apply_decision(
-            game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=moves.bot_decision_key(user.pk, key))
-        return result.event.seq
-    finally:
-        connection.close()
-
-
 class BotStreamConsumer(AsyncJsonWebsocketConsumer):
+    reader = None  # games.actions.access.Reader, as the rows stood when the stream connected
     user = None
     token_id = None
     seat = None
@@ -115,7 +107,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         self.raw = bearer(self.scope)
-        user, token_id, seat, code = await database_sync_to_async(stream_access)(
+        reader, token_id, code = await database_sync_to_async(stream_access)(
             self.raw, self.game_id)
         await self.accept()
         if code is not None:
@@ -123,7 +115,8 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
                      extra={"game": self.game_id})
             await self.close(code=code)
             return
-        self.user, self.token_id, self.seat = user, token_id, seat
+        self.reader, self.token_id = reader, token_id
+        self.user, self.seat = user, seat = reader.user, reader.seat
         # Open streams are counted per account (accounts.bot_tokens), across its tokens.
         if not await database_sync_to_async(bot_tokens.stream_opened)(user.pk,
                                                                         self.channel_name):
@@ -131,7 +124,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             return
         self.registered = True
         self.refresh = Coalesced(self.send_state, f"game {self.game_id} for its bot stream")
-        self.groups_joined = (push.seat_group(self.game_id, seat),
+        self.groups_joined = (push.program_group(self.game_id, seat),
                               bot_tokens.token_group(token_id), push.user_group(user.pk))
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -187,14 +180,13 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         kind = message["type"]
         if self.closing:
             return
-        if kind == "game.fragments":
-            # The game moved. The message is a browser's HTML: it is dropped, and the state
-            # read again (a burst of site bots' moves costs two reads, not one each), with
-            # the check that the seat is still this bot's.
-            if message.get("holder") not in (None, self.user.pk):
+        if kind == "game.state":
+            # The game moved: the seat's state, made for whoever holds the seat now. One
+            # made for another holder goes nowhere, and the stream checks its access.
+            if message.get("holder") != self.user.pk:
                 await self.check_access()
                 return
-            self.refresh()
+            await self.send_newer(message["state"])
             return
         if kind == "token.revoked":
             await self.close_for(CLOSE_BAD_TOKEN)
@@ -207,12 +199,17 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         await super().dispatch(message)
 
     async def send_state(self):
+        """Reads the seat's state (with the check that the seat is still the bot's) and
+        sends it if it is newer than the last one sent."""
         if self.closing:
             return
         state = await database_sync_to_async(read_state)(self.game_id, self.seat, self.user.pk)
         if state is None:
             await self.close_for(CLOSE_SEAT_LOST)
             return
+        await self.send_newer(state)
+
+    async def send_newer(self, state):
         if self.closing or state["seq"] <= self.sent_seq:
             return
         self.sent_seq = state["seq"]
@@ -240,29 +237,13 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         if not isinstance(content, dict) or content.get("type") != "act":
             await self.error("The stream understands only act messages.")
             return
-        key = content.get("key")
         # Each act frame counts against the account's requests as an HTTP request does.
         wait = await database_sync_to_async(bot_tokens.charge)(self.user.pk)
         if wait:
             await self.error(f"Too many requests for this bot account: try again in {wait} "
-                             "seconds.", key=moves.clean_key(key))
+                             "seconds.", key=content.get("key"))
             return
-        if moves.clean_key(key) is None:
-            await self.error(f"Every decision needs its key (up to {moves.MAX_KEY} characters).")
-            return
-        action = moves.clean_action(content.get("action"))
-        if action is None:
-            await self.error("That is not a move.", key=key)
-            return
-        try:
-            seq = await database_sync_to_async(_decide, thread_sensitive=False)(
-                self.game_id, self.seat, action, self.user, key)
-        except decisions.DecisionRefused as exc:
-            await self.error(str(exc), key=key)
-            if isinstance(exc, decisions.SeatLost):
-                await self.check_access()
-            return
-        await self.send_json({"type": "ok", "seq": seq, "key": key})
+        await act_frames.act(self, self.reader, content)
 
     async def error(self, message, key=None):
-        await self.send_json({"type": "error", "message": message, "key": key})
+        await self.send_json(seat_door.error_frame(message, key))

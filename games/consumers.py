@@ -6,7 +6,8 @@ the public group when the table allows spectators. It never chooses a seat:
 the seat comes from the session's user, and only a logged-in user may
 listen (the table page asks for a log-in too). It receives its seat's
 rendered fragments (games.effects) and may carry that seat's decisions,
-which go through decisions.apply_decision like a form post; the write door
+which go through the seat door (games.act_frames, games.actions.seat_door) like a form
+post; the write door
 checks, under the game's lock, that the user still holds the seat.
 It carries the table chat too (docs/chat.md): `chat` frames go to
 games.actions.chat, and the chat lines pushed to its group are passed on
@@ -39,11 +40,11 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts import activity
-from games import push
+from games import act_frames, push
 from games.push import local, redis_batch
 from games.push.coalesce import Coalesced
-from games.actions import access, chat, decisions, moves, presence
-from games.models import Game, GameEvent
+from games.actions import access, chat, presence, seat_door
+from games.models import Game
 from games.presenters import chat as chat_views, mine
 from games.store import spectators
 
@@ -51,26 +52,27 @@ log = logging.getLogger(__name__)
 
 # The longest message a page sends is a move: a few hundred characters.
 MAX_MESSAGE = 16 * 1024
-CLOSE_LOGGED_OUT = 4401  # no session, or it ended: log-out, password change, expiry
-CLOSE_FORBIDDEN = 4403  # this user may not listen at this table
-CLOSE_SEAT_LOST = 4410  # the seat was given to a bot (a moderator's removal)
-CLOSE_RESTRICTED = 4423  # the account is banned or suspended
-CLOSE_SERVER_ERROR = 1011  # the server cannot carry on (Redis lost): the page reconnects
+# Why a socket closes: the seat door's codes (games.actions.seat_door), which the page explains.
+CLOSE_LOGGED_OUT = seat_door.CLOSE_LOGGED_OUT
+CLOSE_FORBIDDEN = seat_door.CLOSE_FORBIDDEN
+CLOSE_SEAT_LOST = seat_door.CLOSE_SEAT_LOST
+CLOSE_RESTRICTED = seat_door.CLOSE_RESTRICTED
+CLOSE_SERVER_ERROR = seat_door.CLOSE_SERVER_ERROR
 # A session with no end in sight is still looked at again this often, in case its expiry
 # was moved (a session is saved anew when it changes).
 SESSION_RECHECK_SECONDS = 3600
 
 
 def membership(user, game_id):
-    """(group, seat, last_seq) for this user at this game, or None if they may not listen:
-    the seat's holder listens to its seat's group, a spectator to the public one
+    """(group, reader) for this user at this game, or None if they may not listen: the
+    seat's holder listens to its seat's group, a spectator to the public one
     (games.actions.access decides which)."""
     reader = access.person_at(user, game_id)
     if reader is None:
         return None
     if reader.seat is not None:
-        return push.seat_group(game_id, reader.seat), reader.seat, reader.game.last_seq
-    return push.public_group(game_id), None, reader.game.last_seq
+        return push.seat_group(game_id, reader.seat), reader
+    return push.public_group(game_id), reader
 
 
 def _session_store(session_key):
@@ -103,7 +105,7 @@ def socket_access(user_id, session_key, game_id, seat):
     if user is None:
         return code
     found = membership(user, game_id)
-    if seat is not None and (found is None or found[1] != seat):
+    if seat is not None and (found is None or found[1].seat != seat):
         return CLOSE_SEAT_LOST
     if found is None:
         return CLOSE_FORBIDDEN
@@ -129,22 +131,6 @@ def _chat(game_id, user, text, key):
     """A chat line, in a thread of its own for the reason _decide gives."""
     try:
         return chat.send(game_id, user, text, key)[0].pk
-    finally:
-        connection.close()
-
-
-def _decide(game_id, seat, action, user, key):
-    """Runs in a thread of its own (thread_sensitive=False below), which then goes back to
-    the executor: its connection goes back to the pool here, whatever wraps the call.
-    channels closes it after the call too, except under its own test communicator, which
-    turns that off; a socket test then kept one pooled connection per move thread until
-    the pool (DATABASE_POOL_SIZE) ran dry and moves waited 20 s for a connection."""
-    try:
-        result = decisions.apply_decision(
-            game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=moves.person_decision_key(user.pk, key),
-        )
-        return result.event.seq
     finally:
         connection.close()
 
@@ -243,6 +229,7 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
 
 class GameConsumer(CheckedSocket):
     group = None
+    reader = None  # games.actions.access.Reader, as the rows stood when the socket connected
     seat = None
     game_id = None
     chat_off = False  # the person turned the chat off: chat pushes are dropped here
@@ -261,7 +248,8 @@ class GameConsumer(CheckedSocket):
                      extra={"game": self.game_id, "user": user.pk})
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.group, self.seat, last_seq = found
+        self.group, self.reader = found
+        self.seat, last_seq = self.reader.seat, self.reader.game.last_seq
         self.chat_off = await database_sync_to_async(chat_views.is_off)(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
@@ -321,33 +309,7 @@ class GameConsumer(CheckedSocket):
         if kind != "act":
             await self.error("That is not a message this table understands.")
             return
-        if self.seat is None:
-            await self.error("Spectators cannot play.")
-            return
-        if "seat" in content and content["seat"] != self.seat:
-            await self.error("You can only make moves for your own seat.")
-            return
-        key = content.get("key")
-        if moves.clean_key(key) is None:
-            await self.error(f"Every move needs its key (up to {moves.MAX_KEY} characters).")
-            return
-        action = moves.clean_action(content.get("action"))
-        if action is None:
-            await self.error("That is not a move.", key=key)
-            return
-        try:
-            # Not thread-sensitive: each move takes a thread (and a pooled connection) of its
-            # own, so one process applies several at once instead of queueing every socket's
-            # moves behind one thread (docs/load.md). apply_decision is one transaction.
-            seq = await database_sync_to_async(_decide, thread_sensitive=False)(
-                self.game_id, self.seat, action, self.scope["user"], key
-            )
-        except decisions.DecisionRefused as exc:
-            await self.error(str(exc), key=key)
-            if isinstance(exc, decisions.SeatLost):
-                await self.check_access()
-            return
-        await self.send_json({"type": "ok", "seq": seq, "key": key})
+        await act_frames.act(self, self.reader, content)
 
     async def receive_chat(self, content):
         """`{"type": "chat", "text": ..., "key": ...}`: answered `chat_ok` with the line's id
@@ -362,8 +324,8 @@ class GameConsumer(CheckedSocket):
             return
         await self.send_json({"type": "chat_ok", "id": message_id, "key": key})
 
-    async def error(self, message, key=None):
-        await self.send_json({"type": "error", "message": message, "key": key})
+    async def error(self, message):
+        await self.send_json(seat_door.error_frame(message, None))
 
     async def game_fragments(self, message):
         if self.closing:

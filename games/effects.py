@@ -3,7 +3,9 @@
 The actions register it here (`transaction.on_commit`), never run it inside the
 transaction. A push renders each listening seat's fragments from that seat's `view()` and
 `events_for()` alone (games.presenters.table) and sends each rendering only to that seat's
-group; a bot's seat and a group with no socket in it get nothing. Tasks are sent by name,
+group; a bot account's seat with a Bot API stream open gets the seat's state
+(games.presenters.bot_view) in its program group instead of HTML; a site bot's seat and a
+group with no socket in it get nothing. Tasks are sent by name,
 so the actions need not import the task module that imports them.
 """
 
@@ -16,7 +18,7 @@ from django.db import transaction
 
 from games import metrics, push, store
 from games.models import Game
-from games.presenters import table
+from games.presenters import bot_view, table
 
 log = logging.getLogger(__name__)
 
@@ -74,30 +76,38 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
         state = store.load_state(game)
     seats = store.table_seats(game_id)
     holders = {s.number: s.user_id for s in seats if s.user_id}
+    # A page's socket listens at its seat's group, a bot account's stream at its program
+    # group (a bot account's owner may have the page open as well).
     listeners = [(push.seat_group(game_id, number), number) for number in holders]
+    programs = [(push.program_group(game_id, s.number), s.number)
+                for s in seats if s.user_id and s.user.is_bot]
     if game.spectators and not game.private:
         listeners.append((push.public_group(game_id), None))
     told = [push.waiting_group(s.user_id) for s in seats if s.user_id] if waiting else []
     if listening is not None:
-        # One read for both kinds of group: a game nobody has a page open for costs nothing more.
-        open_groups = listening([group for group, _ in listeners] + told)
+        # One read for every kind of group: a game nobody listens to costs nothing more.
+        open_groups = listening([group for group, _ in listeners + programs] + told)
         if open_groups is not None:
             listeners = [(group, seat) for group, seat in listeners if group in open_groups]
+            programs = [(group, seat) for group, seat in programs if group in open_groups]
             told = [group for group in told if group in open_groups]
     waiting_changed = [(group, {"type": "waiting.changed"}) for group in told]
+    # `holder`: the user a seat's rendering or state is for, so that a socket or stream let
+    # in for the seat before it changed hands passes none of it on (games.actions.access).
+    states = [(group, {"type": "game.state", "seq": game.last_seq, "holder": holders.get(seat),
+                       "state": bot_view.seat_state(game, seat, state)})
+              for group, seat in programs]
     if not listeners:
-        return waiting_changed
+        return states + waiting_changed
     rows = store.recent_events(game_id, table.PUSH_LOG_ROWS)
     public = table.PublicTable(game, state, seats, rows)
     pushes = []
     for group, seat in listeners:
         html = table.render_fragments(table.table_context(game, seat, public=public))
-        # `holder`: the user the seat's rendering is for, so that a socket or stream let in
-        # for the seat before it changed hands passes none of it on (games.actions.access).
         pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html,
                                "holder": holders.get(seat)}))
     # The tables first: a page waits on its push, a header's count can wait a moment.
-    return pushes + waiting_changed
+    return pushes + states + waiting_changed
 
 
 def game_changed(game_id, players, seq, game=None, state=None):
@@ -144,7 +154,8 @@ def seats_changed(game_id, numbers):
     whether their reader still holds the seat (games.actions.access)."""
     for number in numbers:
         try:
-            push.send(push.seat_group(game_id, number), {"type": "access.changed"})
+            for group in (push.seat_group(game_id, number), push.program_group(game_id, number)):
+                push.send(group, {"type": "access.changed"})
         except Exception:
             log.exception("could not tell seat %s of game %s to check its access", number,
                           game_id)

@@ -7,9 +7,11 @@ of them authenticates in its own way and then asks here, so that they cannot dri
 - `person_at(user, game_id)` and `program_at(user, game_id)` build a `Reader`, "this
   reader at this table", from the rows as they are now, or None when the reader may not
   be there at all.
-- `Reader.may_act` says whether the reader may send decisions; the write door
-  (games.actions.decisions) checks the seat's holder again under the game's lock, so a
-  decision is judged by who holds the seat when it is applied.
+- `Reader.may_read` and `Reader.may_act` say what the reader may do there: the states each
+  way accepts are the table below, here and nowhere else. How a decision the reader sends is
+  parsed, submitted and answered is games.actions.seat_door's; the write door
+  (games.actions.decisions) checks the seat's holder and the game's state again under the
+  game's lock, so a decision is judged by who holds the seat when it is applied.
 - `holds(user_id, game_id, seat)` and `seat_with_game(...)` read again, at the moment a
   seat's state is read, whether the reader still holds the seat: a socket or stream that
   was let in earlier never reads a seat that has since changed hands.
@@ -51,15 +53,26 @@ class Reader:
     """This reader at this table, as the rows stood when it was built."""
 
     game: Game
-    user_id: int
+    user: AbstractBaseUser
     seat: int | None  # None: a spectator
     kind: Kind
 
     @property
+    def user_id(self) -> int:
+        return int(self.user.pk)
+
+    @property
+    def may_read(self) -> bool:
+        """The seat's holder reads at every state of the game (an open table has no view
+        yet); a spectator from the deal on."""
+        return self.seat is not None or self.game.status != Game.Status.OPEN
+
+    @property
     def may_act(self) -> bool:
-        """Decisions may be sent: a seat's holder at a game being played. (The door checks
-        the holder again under the game's lock when the decision is applied.)"""
-        return self.seat is not None and self.game.status == Game.Status.ACTIVE
+        """Decisions may be sent: by a seat's holder, never a spectator. Whether the game
+        takes them now is the write door's to say, under the game's lock, from the game's
+        row as it is then: a socket's reader was built when it connected."""
+        return self.seat is not None and self.kind != SPECTATOR
 
 
 def _seat_number(user_id: int, game_id: int) -> int | None:
@@ -76,16 +89,17 @@ def person_at(
     """A logged-in person at `game_id`: the holder of a seat there, or a spectator at a
     dealt public table that allows them; None for anyone else (or no such game). `game`,
     when the caller has read the row already, saves reading it again."""
-    if not user.is_authenticated:
+    if isinstance(user, AnonymousUser) or not user.is_authenticated:
         return None
     game = game or Game.objects.filter(pk=game_id).first()
     if game is None:
         return None
     number = _seat_number(user.pk, game.pk)
     if number is not None:
-        return Reader(game, user.pk, number, PERSON)
-    if game.status != Game.Status.OPEN and game.spectators and not game.private:
-        return Reader(game, user.pk, None, SPECTATOR)
+        return Reader(game, user, number, PERSON)
+    watcher = Reader(game, user, None, SPECTATOR)
+    if game.spectators and not game.private and watcher.may_read:
+        return watcher
     return None
 
 
@@ -97,7 +111,7 @@ def program_at(user: AbstractBaseUser, game_id: int, with_snapshot: bool = False
     seat = Seat.objects.select_related(*related).filter(game_id=game_id, user_id=user.pk).first()
     if seat is None:
         return None
-    return Reader(seat.game, user.pk, seat.number, PROGRAM)
+    return Reader(seat.game, user, seat.number, PROGRAM)
 
 
 def holds(user_id: int, game_id: int, seat: int) -> bool:

@@ -54,14 +54,6 @@ class SeatTakenOver(DecisionRefused):
     """A bot plays this seat for the rest of the game (three time-outs)."""
 
 
-# How a refused decision is answered over HTTP, by the table's form and the Bot API alike
-# (docs/security.md): a bad move is the sender's fault (400); a move the game's state no
-# longer allows is a conflict (409); a lost database connection is worth a retry (503);
-# anything else (the seat lost, a site bot playing it for good) is refused (403).
-def refusal_status(exc):
-    return _REFUSED_STATUS.get(type(exc), 403)
-
-
 BOT_FOR_GOOD = ("A bot plays your seat for the rest of this game after three missed moves, "
                 "so your move was not made.")
 
@@ -100,15 +92,6 @@ def _refused_on_database_loss(function):
             raise DecisionNotSaved(NOT_SAVED) from exc
 
     return wrapper
-
-
-_REFUSED_STATUS = {
-    IllegalDecision: 400,
-    GameNotActive: 409,
-    StaleDecision: 409,
-    IdempotencyConflict: 409,
-    DecisionNotSaved: 503,
-}
 
 
 # The reason each refusal is counted under in wct_decisions_refused_total (docs/deploy.md).

@@ -36,20 +36,7 @@ def clean_action(action):
 
 def clean_key(key):
     """The sender's key for a decision if it is one (1 to MAX_KEY printable characters),
-    else None. Every way into a seat checks its key with this."""
+    else None. The seat door (games.actions.seat_door) checks every key with this."""
     if isinstance(key, str) and 0 < len(key) <= MAX_KEY and key.isprintable():
         return key
     return None
-
-
-def person_decision_key(user_id, key):
-    """The idempotency key of a person's decision, from the table's form or its socket
-    alike, so that a page may resend a move over either and it is made once."""
-    return f"u{user_id}-{key}"
-
-
-def bot_decision_key(user_id, key):
-    """The idempotency key of a Bot API decision, over HTTP or the stream alike, so that a
-    program may retry one over either and it is made once; apart from the table page's
-    keys (`u<id>-`), which a program never sends."""
-    return f"api{user_id}-{key}"

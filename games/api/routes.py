@@ -14,8 +14,8 @@ from django.http import Http404
 from ninja import Field, Path, Router, Schema
 from ninja.errors import HttpError
 
-from games.actions import access, decisions, moves
-from games.models import Game, GameEvent, Seat
+from games.actions import access, decisions, moves, seat_door
+from games.models import Game, Seat
 from games.presenters import bot_view
 from games.store import seats as seat_state  # `seats` is a route here
 from lobby import services as lobby
@@ -188,22 +188,12 @@ def game(request, game_id: int = GameId):
              response={200: DecisionOut, **REFUSALS, 403: Error, 404: Error, 409: Error,
                        503: Error})
 def decide(request, body: DecisionIn, game_id: int = GameId):
-    """One decision of this bot's seat, through the same door as a click (so the same
-    clocks). The actor is PERSON: a bot account's seat is a person's seat played by a
-    program, timed out and handed to a site bot like anyone's."""
-    user = request.auth
-    seat = _reader(user, game_id).seat
-    action = moves.clean_action(body.action)
-    if action is None:
-        raise HttpError(400, "That is not a move: see the action shapes in docs/bot-api.md.")
-    if moves.clean_key(body.key) is None:
-        raise HttpError(400, "The key must be printable text.")
+    """One decision of this bot's seat, through the seat door (games.actions.seat_door), as
+    a click's (so the same clocks)."""
+    reader = _reader(request.auth, game_id)
     try:
-        # The door checks again, under the game's lock, that the seat is still this bot's.
-        result = decisions.apply_decision(
-            game_id, seat, action, GameEvent.Actor.PERSON, user=user,
-            idempotency_key=moves.bot_decision_key(user.pk, body.key), expected_seq=body.seq,
-        )
+        # The write door checks again, under the game's lock, that the seat is still this bot's.
+        result = seat_door.decide(reader, body.action, body.key, expected_seq=body.seq)
     except decisions.DecisionRefused as exc:
-        raise HttpError(decisions.refusal_status(exc), str(exc)) from None
+        raise HttpError(seat_door.refusal(exc).status, str(exc)) from None
     return {"seq": result.event.seq, "replayed": result.replayed}

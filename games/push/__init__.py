@@ -28,6 +28,12 @@ def seat_group(game_id, seat):
     return f"game-{game_id}-seat-{seat}"
 
 
+def program_group(game_id, seat):
+    """The Bot API streams of a bot account's seat (games.bot_stream): pushed the seat's
+    state, never a page's HTML."""
+    return f"game-{game_id}-program-{seat}"
+
+
 def public_group(game_id):
     return f"game-{game_id}-public"
 

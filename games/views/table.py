@@ -9,8 +9,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from games.actions import access, decisions, moves, rematch
-from games.models import Game, GameEvent
+from games.actions import access, decisions, rematch, seat_door
+from games.models import Game
 from games.presenters.table import render_fragments, table_context
 
 
@@ -44,12 +44,8 @@ def _table(request, context, status=200):
                   status=status)
 
 
-def _parse_action(post):
-    """The engine action a form describes, or None."""
-    return moves.clean_action(_form_action(post))
-
-
 def _form_action(post):
+    """The engine action a form's fields describe (its shape is the seat door's to check)."""
     if "give" in post:
         return {"type": "give", "cards": post.getlist("cards")}
     if "pick" in post:
@@ -68,50 +64,37 @@ def _form_action(post):
     raw = post.get("action")
     if raw:
         try:
-            action = json.loads(raw)
+            return json.loads(raw)
         except (ValueError, RecursionError):  # thousands of nested brackets: no move's shape
             return None
-        return action if isinstance(action, dict) else None
     return None
 
 
 @login_required
 @require_POST
 def act(request, game_id):
+    """A move from the table's form, through the seat door (games.actions.seat_door). The
+    page's form always sends its key; a form without one is taken, once per post."""
     reader = _reader(request, game_id)
-    game, seat = reader.game, reader.seat
-    if seat is None:
-        raise PermissionDenied("Spectators cannot play.")
-    if game.status == Game.Status.OPEN:
-        # No table page shows a form before the deal, so nothing to render it into either.
-        return HttpResponse("This game has not been dealt yet.", status=409,
-                            content_type="text/plain")
-    action = _parse_action(request.POST)
-    raw_key = request.POST.get("key") or None
-    key = moves.clean_key(raw_key[:moves.MAX_KEY]) if raw_key else None
     error, status = None, 200
     try:
-        if action is None:
-            raise decisions.IllegalDecision("That is not a move.")
-        if raw_key and key is None:
-            raise decisions.IllegalDecision("That form is damaged; reload the page.")
-        decisions.apply_decision(
-            game.pk, seat, action, GameEvent.Actor.PERSON, user=request.user,
-            idempotency_key=key and moves.person_decision_key(request.user.pk, key),
-        )
+        seat_door.decide(reader, _form_action(request.POST), request.POST.get("key") or None,
+                         key_needed=False)
     except decisions.DecisionRefused as exc:
-        error = str(exc)
-        status = decisions.refusal_status(exc)
+        error, status = str(exc), seat_door.refusal(exc).status
+    if reader.game.status == Game.Status.OPEN:
+        # No table page shows a form before the deal, so nothing to render it into either.
+        return HttpResponse(error, status=status, content_type="text/plain")
     if not request.htmx and error is None:
-        return redirect("games:play", game_id=game.pk)
-    game = Game.objects.select_related("snapshot").get(pk=game.pk)
-    context = table_context(game, seat)
+        return redirect("games:play", game_id=reader.game.pk)
+    game = Game.objects.select_related("snapshot").get(pk=reader.game.pk)
+    context = table_context(game, reader.seat)
     if request.htmx:
         # The fragments, with the reason in the status bar; table.js shows a refused
         # answer's fragments too.
         context["error"] = error
-        return _table(request, context, status)
-    messages.error(request, error)
+    else:
+        messages.error(request, error)
     return _table(request, context, status)
 
 

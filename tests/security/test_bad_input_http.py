@@ -336,8 +336,8 @@ def act(w, draw):
             action.update({k: v for k, v in extra.items() if k != "type"})
         data = {"action": json.dumps(action), "seat": other, "key": draw(junk)}
     if seat is not None and own is None:
-        parsed = table_views._parse_action(QueryDict(urllib.parse.urlencode(
-            {k: v for k, v in data.items()}, doseq=True)))
+        parsed = moves.clean_action(table_views._form_action(QueryDict(urllib.parse.urlencode(
+            {k: v for k, v in data.items()}, doseq=True))))
         # Never a move this seat may make: those would be accepted, rightly.
         assume(parsed is None or (parsed not in state.legal_actions(seat)
                                   and parsed.get("type") not in ("concede", "give")))
@@ -601,7 +601,7 @@ ADMIN_VALUES = {"object_id": None, "game_id": None, "content_type_id": "1", "id"
 def admin_urls(world):
     """Every admin URL with its numbers filled in (the running game's, Bo's account)."""
     found = []
-    for name, route, _ in routes():
+    for _name, route, _ in routes():
         if not route.startswith("admin/"):
             continue
         if "(?P<app_label>" in route:
@@ -611,9 +611,14 @@ def admin_urls(world):
             found.append("/admin/no-such-page/")
             continue
         ident = world.bo.pk if "/user/" in route else world.game.pk
-        found.append("/" + re.sub(r"<(?:\w+:)?(\w+)>",
-                                  lambda m: str(ADMIN_VALUES.get(m.group(1)) or ident), route))
+        found.append("/" + _filled(route, ident))
     return found
+
+
+def _filled(route, ident):
+    """`route` with each parameter given its ADMIN_VALUES value, or else `ident`."""
+    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(ADMIN_VALUES.get(m.group(1)) or ident),
+                  route)
 
 
 @pytest.mark.parametrize("who", ["anonymous", "player"])

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from games import effects, engine, push, store
 from games.models import Game
-from games.presenters import table
+from games.presenters import bot_view, table
 from games.presenters.table import plates, render
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_describe import MoveLog
@@ -135,3 +135,26 @@ def test_the_push_benchmark_reports_each_table_size():
     assert any(line.strip().startswith("4 listening seats: wall ") for line in lines)
     assert any(line.strip().startswith("6 listening seats: wall ") for line in lines)
     assert not Game.objects.exists()  # its games are deleted after
+
+
+def test_a_bot_accounts_stream_is_pushed_its_seats_state_and_no_html_is_rendered(monkeypatch):
+    """A Bot API stream listens at its seat's program group: the push gives it the seat's
+    state (what GET /api/bot/games/<id> answers), made from the state just committed, and
+    renders no page for it; the seat's page group, with no page open, gets nothing."""
+    users = people(4)
+    users[2].is_bot = True
+    users[2].save(update_fields=["is_bot"])
+    game = make_started_game(users, seed=12, bot_accounts=True)
+    program = push.program_group(game.pk, 2)
+    monkeypatch.setattr(table, "PublicTable", None)  # would fail if a page were rendered
+    pushes = effects.seat_pushes(game.pk, listening=lambda groups: {program} & set(groups))
+    assert [group for group, _ in pushes] == [program]
+    message = pushes[0][1]
+    assert message["type"] == "game.state" and message["holder"] == users[2].pk
+    game = Game.objects.select_related("snapshot").get(pk=game.pk)
+    assert message["state"] == bot_view.seat_state(game, 2)
+    assert message["state"]["view"] == store.load_state(game).view(2)
+    # A person's seat has no program group to be pushed to.
+    monkeypatch.undo()
+    everyone = {group for group, _ in effects.seat_pushes(game.pk, listening=set)}
+    assert program in everyone and push.program_group(game.pk, 1) not in everyone

@@ -203,8 +203,9 @@ def test_a_user_cannot_act_for_another_seat(four):
         await comm.send_json_to({"type": "act", "seat": 2, "key": "x",
                                  "action": {"type": "pass", "card": card}})
         reply = await comm.receive_json_from(timeout=5)
+        # Every refusal of a move names the key it was sent with, when it had a valid one.
         assert reply == {"type": "error", "message": "You can only make moves for your own seat.",
-                         "key": None}
+                         "key": "x"}
         assert await comm.receive_nothing(timeout=0.3)
         await comm.disconnect()
 
