@@ -6,6 +6,8 @@ result are inside the viewport without a scroll; on a phone nothing sticks out s
 Each is checked by bounding boxes at every decision of real games played through the page.
 """
 
+import json
+import re
 import time
 import uuid
 
@@ -24,8 +26,12 @@ from tests.e2e.test_table_browser import ATTEMPT_MS, finished, seq_of, wait_for_
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# The focus test's deal, fixed so that it plays the same game whatever ran before it.
+# The focus test's deals, fixed so that each plays the same game whatever ran before it. After
+# Ana's setup pass the bots play, in her own request, until she has a decision again: in
+# SEED's deal her turn; in SWAP_SEED's a symbol swap (her partner's first card carries the
+# passing symbol), where she chooses a card again and her hand stays in data-mode=pick.
 SEED = 43
+SWAP_SEED = 20259
 
 # What must be in view, by selector; each that exists and is shown is measured.
 ALWAYS = ["#table-status", "#table-seats", "#table-hand", "#table-log", ".plate"]
@@ -218,9 +224,49 @@ def test_the_focus_stays_on_its_control_when_someone_else_moves(daphne_url, chro
     assert ana_page.evaluate("document.activeElement.id") == "discard-summary"
 
 
-def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium_browser):
+class LatePushes:
+    """Holds the pushes of the page's game socket from hold() to release(): over Redis a
+    push can reach the page after the answer to the request that caused it (docs/table.md)."""
+
+    FRAGMENTS = """() => { window.__fragments = 0; document.addEventListener('table:message',
+      (e) => { if (e.detail.type === 'fragments') window.__fragments += 1; }); }"""
+
+    def __init__(self, page):
+        self.page, self.held, self.holding = page, [], False
+        page.add_init_script(f"({self.FRAGMENTS})()")
+        page.route_web_socket(re.compile(r"/ws/games/\d+/$"), self._route)
+
+    def _route(self, ws):
+        server = ws.connect_to_server()
+
+        def from_server(message):
+            if self.holding and json.loads(message).get("type") == "fragments":
+                self.held.append((ws, message))
+            else:
+                ws.send(message)
+
+        server.on_message(from_server)
+
+    def hold(self):
+        self.holding = True
+
+    def release(self):
+        """Passes the held pushes on and waits until the page has read them all."""
+        self.holding = False
+        read = self.page.evaluate("window.__fragments")
+        for ws, message in self.held:
+            ws.send(message)
+        self.page.wait_for_function("n => window.__fragments >= n", arg=read + len(self.held))
+        count, self.held = len(self.held), []
+        return count
+
+
+@pytest.mark.parametrize("seed,late,then", [(SEED, False, "play"), (SWAP_SEED, True, "pick")],
+                         ids=["her-turn", "symbol-swap-pushes-after-the-answer"])
+def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium_browser,
+                                                            seed, late, then):
     ana = make_user("ana")
-    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=SEED)
+    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=seed)
     # The bots choose their setup cards before the page opens, so that Ana's choice ends
     # the setup pass in her own request: what is under test is her page, not how soon the
     # server's bots answer.
@@ -229,6 +275,7 @@ def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium
         decisions.apply_decision(game.pk, seat, state.auto_action(seat), GameEvent.Actor.BOT,
                                  idempotency_key=uuid.uuid4().hex)
     page = logged_in_page(chromium_browser, daphne_url, ana)
+    pushes = LatePushes(page)
     page.goto(f"{daphne_url}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
 
@@ -238,10 +285,22 @@ def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium
     (key,) = page.evaluate(KEYS_OF_CARDS, 1)
     page.keyboard.press(key)
     assert page.locator("#hand-form .choosable[aria-pressed=true]").count() == 1
-    seq = seq_of(page)
-    page.keyboard.press("s")
-    wait_past(page, seq)
-    page.wait_for_function("() => document.querySelector('#hand-form').dataset.mode !== 'pick'")
+    if late:
+        pushes.hold()
+    with page.expect_response(lambda r: r.request.method == "POST"
+                              and r.url.endswith("/act/")) as answer:
+        page.keyboard.press("s")
+    assert answer.value.status == 200
+    # Her answer is the table after her pass and the bots' plays that followed it in her
+    # request; the page shows it whichever of it and their pushes comes first. What her hand
+    # offers next is the deal's: a later decision may be a pick again (a symbol swap).
+    after = Game.objects.get(pk=game.pk).last_seq
+    wait_past(page, after - 1)
+    if late:
+        assert pushes.release() > 0
+    assert seq_of(page) == after  # the late pushes were old news
+    assert page.locator("#hand-form").get_attribute("data-mode") == then
+    assert GameEvent.objects.filter(game=game, seat=0, kind="pass").exists()
 
     # The chosen card has left the hand and the sent button is gone: the focus is still in
     # the hand, not on the page, so the next Tab or shortcut starts from there.
