@@ -14,7 +14,15 @@ it chooses where values are kept then.
 """
 
 import os
+from typing import Any
 
+from asgiref.typing import (
+    ASGI3Application,
+    ASGIReceiveCallable,
+    ASGISendCallable,
+    ASGISendEvent,
+    Scope,
+)
 from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics, multiprocess
 
 # A `_created` sample beside every counter and histogram says when this process made it;
@@ -67,10 +75,11 @@ emails = Counter(
     ["kind", "result"])
 
 
-_decision_children = {}  # actor -> its counter and histogram: labels() costs a lock and a look-up
+# actor -> its counter and histogram: labels() costs a lock and a look-up
+_decision_children: dict[str, tuple[Counter, Histogram]] = {}
 
 
-def decision_applied(actor, seconds):
+def decision_applied(actor: str, seconds: float) -> None:
     """Counts one applied decision of `actor` that took `seconds` (games.actions.decisions):
     a few microseconds on every move, so the labelled children are looked up once."""
     children = _decision_children.get(actor)
@@ -81,16 +90,20 @@ def decision_applied(actor, seconds):
     children[1].observe(seconds)
 
 
-def counted_sockets(kind, app):
+def counted_sockets(kind: str, app: ASGI3Application) -> Any:
     """`app` (the ASGI application of one kind of socket) with its sockets counted in
     wct_sockets_open{kind} from their acceptance until the application returns, however its
-    consumer ends (a close, the client leaving, an error)."""
+    consumer ends (a close, the client leaving, an error).
+
+    An ASGI3Application, returned as Any: Channels routes it with django.urls.path, whose
+    stubs take only a view (games.routing)."""
     gauge = sockets_open.labels(kind)
 
-    async def counted(scope, receive, send):
+    async def counted(scope: Scope, receive: ASGIReceiveCallable,
+                      send: ASGISendCallable) -> None:
         accepted = False
 
-        async def sending(message):
+        async def sending(message: ASGISendEvent) -> None:
             nonlocal accepted
             await send(message)
             if message["type"] == "websocket.accept" and not accepted:

@@ -153,7 +153,7 @@ class Game(models.Model):
     def teams(self):
         return self.players // 2
 
-    def engine_options(self):
+    def engine_options(self) -> Options:
         return Options(
             players=self.players,
             stacking=self.stacking,
@@ -273,8 +273,8 @@ class Seat(models.Model):
         n = self.game.players
         return (self.number + n // 2) % n
 
-    def label(self):
-        if self.user_id:
+    def label(self) -> str:
+        if self.user is not None:
             return self.user.name
         if self.bot_level:
             return f"Bot ({self.get_bot_level_display()})"

@@ -8,7 +8,7 @@ import logging
 import time
 from datetime import timedelta
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.utils import timezone
 
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, ignore_result=True, max_retries=5)
-def play_bot(self, game_id, seat, seq):
+def play_bot(self: Task, game_id: int, seat: int, seq: int) -> str:
     """Makes bot `seat`'s decision in the position after event `seq`.
 
     Safe to run twice or late: the idempotency key is tied to (seat, seq), and
@@ -70,7 +70,7 @@ def play_bot(self, game_id, seat, seq):
 
 
 @shared_task(ignore_result=True)
-def wake_stalled_bots():
+def wake_stalled_bots() -> int:
     """Re-sends bot moves that have waited too long (a lost task, a restarted broker).
 
     One query finds the games; the conditional update makes a second sweep
@@ -79,7 +79,7 @@ def wake_stalled_bots():
     now = timezone.now()
     before = now - timedelta(seconds=settings.BOT_STALL_SECONDS)
     woken = 0
-    games = []
+    games: list[int] = []
     stalled = Game.objects.bots_stalled(before).only(
         "pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats")
     for game in stalled:
@@ -102,7 +102,7 @@ def wake_stalled_bots():
 
 
 @shared_task(ignore_result=True)
-def sweep_clocks():
+def sweep_clocks() -> int:
     """The beat sweep (every CLOCK_SWEEP_SECONDS): every due time-out, reminder and
     ended hold (games.actions.timeouts.sweep), then every email that is due: one that
     waited for its player to be away, for quiet hours or the daily email's hour, and
@@ -113,11 +113,11 @@ def sweep_clocks():
 
 
 @shared_task(ignore_result=True)
-def fire_clock(game_id):
+def fire_clock(game_id: int) -> bool:
     """The countdown task of a real-time clock, sent on commit with eta = due."""
     return timeouts.fire(game_id)
 
 
 @shared_task(ignore_result=True)
-def deliver_emails(game_id):
+def deliver_emails(game_id: int) -> int:
     return outbox.deliver_outbox(game_id=game_id)

@@ -14,12 +14,15 @@ Each function raises ChatRefused with a message fit to show and the HTTP status 
 import logging
 import unicodedata
 from functools import partial
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 
 from accounts import ratelimit
 from accounts import text as person_text
+from accounts.models import User
 from games import push
 from games.models import ChatMessage, ChatSetting, Game, Seat
 from games.presenters import chat as chat_rooms
@@ -31,16 +34,22 @@ RATE_SCOPE = "chat"
 
 
 class ChatRefused(Exception):
-    def __init__(self, message, status=400):
+    def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
 
 
-def reader(game_id, user):
+def _person(user: User | AnonymousUser) -> User:
+    """`user` if logged in; refuses anyone else."""
+    if isinstance(user, AnonymousUser) or not user.is_authenticated:
+        raise ChatRefused("Log in to chat.", 403)
+    return user
+
+
+def reader(game_id: int, user: User | AnonymousUser) -> tuple[Game, int | None]:
     """(game, seat number or None) for a person who may follow this table's chat; refuses
     anyone else as the table page does (docs/security.md, "Who may follow a table")."""
-    if not user.is_authenticated:
-        raise ChatRefused("Log in to chat.", 403)
+    user = _person(user)
     game = Game.objects.exclude(status=Game.Status.OPEN).filter(pk=game_id).first()
     if game is None:
         raise ChatRefused("There is no such table.", 404)
@@ -50,7 +59,7 @@ def reader(game_id, user):
     return game, seat
 
 
-def clean_text(text):
+def clean_text(text: object) -> str:
     """The line as stored: spaces at its ends dropped, line breaks and tabs made spaces.
     Refuses an empty line, one over the limit, and control characters (a NUL is a 500 in
     PostgreSQL; the others only hide what a line says)."""
@@ -59,21 +68,22 @@ def clean_text(text):
     text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ").strip()
     if not text:
         raise ChatRefused("Write something first: an empty message is not sent.")
-    if len(text) > chat_rooms.MAX_LENGTH:
-        raise ChatRefused(f"That message is too long: at most {chat_rooms.MAX_LENGTH} characters "
+    limit = chat_rooms.MAX_LENGTH  # the column's max_length, which Django types as optional
+    if limit is not None and len(text) > limit:
+        raise ChatRefused(f"That message is too long: at most {limit} characters "
                           f"(it has {len(text)}).")
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
         raise ChatRefused("That message has characters a chat line cannot hold.")
     return text
 
 
-def clean_key(key):
+def clean_key(key: object) -> str:
     if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY or not key.isprintable():
         raise ChatRefused(f"Every chat message needs its key (up to {MAX_KEY} characters).")
     return key
 
 
-def groups_for(game, room):
+def groups_for(game: Game, room: str) -> list[str]:
     """The groups allowed to read a line of `room` now."""
     spectators = push.public_group(game.pk) if game.spectators and not game.private else None
     if room == chat_rooms.SPECTATORS:
@@ -85,7 +95,7 @@ def groups_for(game, room):
     return groups
 
 
-def deliver(groups, message):
+def deliver(groups: list[str], message: dict[str, Any]) -> None:
     layer = push.layer()
     if layer is None or not groups:
         return
@@ -96,7 +106,8 @@ def deliver(groups, message):
         log.exception("could not push %s to %s", message["type"], groups)
 
 
-def send(game_id, user, text, key):
+def send(game_id: int, user: User | AnonymousUser, text: object,
+         key: object) -> tuple[ChatMessage, bool]:
     """Stores `user`'s line at the table and pushes it after the commit; returns
     (message, created). A key sent again returns the line it stored the first time, and
     pushes nothing."""
@@ -104,6 +115,7 @@ def send(game_id, user, text, key):
     hidden = person_text.refusal(text, "That message")
     if hidden:
         raise ChatRefused(hidden)
+    user = _person(user)
     game, seat = reader(game_id, user)
     if chat_rooms.is_off(user.pk):
         raise ChatRefused("You turned the chat off: turn it on to send messages.", 409)
@@ -132,7 +144,7 @@ def send(game_id, user, text, key):
     return message, True
 
 
-def set_off(user, off):
+def set_off(user: User, off: bool) -> None:
     """A person's own choice: no chat panel and no chat pushes at any table while `off`.
     Their open sockets are told after the commit (games.consumers drops chat pushes)."""
     with transaction.atomic():

@@ -6,14 +6,18 @@ commit: the game's real-time countdown task when it has none due in time, the "y
 email row. Acting on what is due is games.actions.timeouts.
 """
 
-from datetime import timedelta
+from collections.abc import Collection
+from datetime import datetime, timedelta
+from typing import Any
 
 from games import effects
+from games.engine.types import SeatView
 from games.models import EmailOutbox, Game
 from games.store import seats
 
 
-def plan(game, spectator_view, pending, bot_seats, acted_seat, seq, now):
+def plan(game: Game, spectator_view: SeatView, pending: list[int], bot_seats: Collection[int],
+         acted_seat: int | None, seq: int, now: datetime) -> dict[str, Any]:
     """The clock columns after event `seq`; queues the after-commit work they need.
 
     Must run inside the transaction that locked `game` (decisions._record). A
@@ -27,16 +31,20 @@ def plan(game, spectator_view, pending, bot_seats, acted_seat, seq, now):
     for seat, _ in seats.clocks(game):
         if seat not in people:
             changes.drop_clock(seat)
-    started = []
+    started: list[int] = []
     for seat in people:
         previous = seats.clock(game, seat)
-        if previous is None or seat == acted_seat or previous.get("kind") != kind:
+        # A kind always: it is None only once the game is over, when nobody decides.
+        if kind is not None and (previous is None or seat == acted_seat
+                                 or previous.get("kind") != kind):
             changes.start_clock(seat, seq, kind, now)
             started.append(seat)
-    countdown = {}
+    countdown: dict[str, datetime] = {}
     if started:
         if game.pace == Game.Pace.REALTIME:
-            countdown = countdown_columns(game, changes.due(started[0]), now)
+            due = changes.due(started[0])
+            if due is not None:  # always: that clock was just started
+                countdown = countdown_columns(game, due, now)
         else:
             EmailOutbox.objects.bulk_create(
                 [EmailOutbox(game_id=game.pk, seat=s, seq=seq, kind=EmailOutbox.Kind.TURN,
@@ -48,7 +56,7 @@ def plan(game, spectator_view, pending, bot_seats, acted_seat, seq, now):
             **countdown}
 
 
-def countdown_columns(game, due, now):
+def countdown_columns(game: Game, due: datetime, now: datetime) -> dict[str, datetime]:
     """One real-time countdown task per game at a time, not one per move.
 
     A clock due at `due` needs a task that fires by then. If the game's pending task
@@ -64,7 +72,7 @@ def countdown_columns(game, due, now):
     return {"countdown_at": due}
 
 
-def _schedule_countdown(game_id, due):
+def _schedule_countdown(game_id: int, due: datetime) -> None:
     """A real-time time-out fires on time: a task due exactly then (seconds away, so
     well inside the broker's visibility timeout). The 1 s sweep is the safety net."""
     effects.task_on_commit("games.tasks.fire_clock", game_id, eta=due,

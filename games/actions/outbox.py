@@ -22,11 +22,12 @@ once: a player's rows are claimed (marked, committed) before the email goes.
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -45,11 +46,11 @@ DIGEST = "digest"  # a claim carrying several games' "your turn" (or the daily e
 SENDING = "sending"  # `skipped` while a row is being sent (left so if the sender died)
 
 
-def site_link(path):
+def site_link(path: str) -> str:
     return settings.SITE_URL.rstrip("/") + path
 
 
-def table_link(game):
+def table_link(game: Game) -> str:
     return site_link(reverse("games:play", args=[game.pk]))
 
 
@@ -57,7 +58,7 @@ def table_link(game):
 
 @dataclass(frozen=True)
 class Send:
-    pass
+    due: datetime  # the deadline of the decision the email is about
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,13 @@ class Skip:
     reason: str
 
 
-def decide(row, user, game, now, told=False):
-    """Send, Wait(until) or Skip(reason) for outbox `row` of `game` to `user` at `now`.
+Outcome = Send | Wait | Skip
+
+
+def decide(
+    row: EmailOutbox, user: User | None, game: Game, now: datetime, told: bool = False
+) -> Outcome:
+    """Send(due), Wait(until) or Skip(reason) for outbox `row` of `game` to `user` at `now`.
     `told`: a "your turn" email of this game already went to the player since they were
     last on the site."""
     if user is None:
@@ -81,45 +87,66 @@ def decide(row, user, game, now, told=False):
     clock = seats.clock(game, row.seat)
     if game.status != Game.Status.ACTIVE or clock is None or clock["since"] != row.seq:
         return Skip("already decided")
-    due = seats.due(game, row.seat)
-    present_until = activity.present_until(user)
-    present = present_until is not None and present_until > now
-    quiet = schedule.quiet_stretch(user, now)
+    due = datetime.fromisoformat(clock["due"])
     if row.kind == REMINDER:
-        if not user.notify_reminder_email:
-            return Skip("preference off")
-        if present:
-            # Looked at again once they would count as away; not at all if that is too late.
-            return Skip("player on the site") if present_until >= due else Wait(present_until)
-        if quiet and due > quiet[1]:
-            return Wait(quiet[1])
-        return Send()
+        return _decide_reminder(user, due, now)
+    return _decide_turn(row, user, due, now, told)
+
+
+def _present_until(user: User, now: datetime) -> datetime | None:
+    """When the player stops counting as present, if they are present at `now`."""
+    until = activity.present_until(user)
+    return until if until is not None and until > now else None
+
+
+def _decide_reminder(user: User, due: datetime, now: datetime) -> Outcome:
+    """`decide` for a reminder of the decision due at `due`, still open."""
+    if not user.notify_reminder_email:
+        return Skip("preference off")
+    present_until = _present_until(user, now)
+    if present_until is not None:
+        # Looked at again once they would count as away; not at all if that is too late.
+        return Skip("player on the site") if present_until >= due else Wait(present_until)
+    quiet = schedule.quiet_stretch(user, now)
+    if quiet and due > quiet[1]:
+        return Wait(quiet[1])
+    return Send(due)
+
+
+def _decide_turn(row: EmailOutbox, user: User, due: datetime, now: datetime,
+                 told: bool) -> Outcome:
+    """`decide` for a "your turn" row whose decision (due at `due`) is still open."""
     if user.turn_email == User.TurnEmail.NONE:
         return Skip("preference off")
     if told:
         return Skip("told already")
-    if present:
+    present_until = _present_until(user, now)
+    if present_until is not None:
         return Wait(present_until)
+    quiet = schedule.quiet_stretch(user, now)
     if quiet:
         return Wait(quiet[1])
     if user.turn_email == User.TurnEmail.DIGEST:
         slot = schedule.next_digest(user, row.created_at)
         if slot > now:
             return Wait(slot)
-    return Send()
+    return Send(due)
 
 
-def early_reminder_row(row, user, game):
+def early_reminder_row(row: EmailOutbox, user: User | None, game: Game) -> EmailOutbox | None:
     """The reminder row to write now for the decision of "your turn" row `row`, or None:
     when the player's quiet hours would hold the half-time reminder past a deadline inside
     them, it is written due before they begin (schedule.early_reminder). The sweep's own
     reminder row at half time is then the same row (unique per decision), so still one."""
     clock = seats.clock(game, row.seat)
     if (user is None or not user.notify_reminder_email or clock is None
-            or clock["since"] != row.seq or not clock.get("remind_at")):
+            or clock["since"] != row.seq):
+        return None
+    remind_at = clock.get("remind_at")
+    if not remind_at:
         return None
     moment = schedule.early_reminder(
-        user, datetime.fromisoformat(clock["remind_at"]), datetime.fromisoformat(clock["due"]),
+        user, datetime.fromisoformat(remind_at), datetime.fromisoformat(clock["due"]),
         datetime.fromisoformat(clock["started"]))
     if moment is None:
         return None
@@ -136,22 +163,23 @@ class Claim:
 
     kind: str
     user: User
-    rows: list
-    games: list = field(default_factory=list)  # [(game, due)] the email lists
+    rows: list[EmailOutbox]
+    # [(game, due)] the email lists
+    games: list[tuple[Game, datetime]] = field(default_factory=list)
 
     @property
-    def row(self):
+    def row(self) -> EmailOutbox:
         return self.rows[0]
 
 
-def _rows_of(user_id):
+def _rows_of(user_id: int) -> QuerySet[EmailOutbox]:
     """The outbox rows addressed to `user_id`'s seats."""
     mine = Seat.objects.filter(game_id=OuterRef("game_id"), number=OuterRef("seat"),
                                user_id=user_id)
     return EmailOutbox.objects.filter(Exists(mine))
 
 
-def _told(row, user):
+def _told(row: EmailOutbox, user: User) -> bool:
     """A "your turn" email of this game went to the player since they were last seen."""
     sent = _rows_of(user.pk).filter(game_id=row.game_id, kind=TURN, sent_at__isnull=False,
                                     skipped__in=("", SENDING))
@@ -160,9 +188,9 @@ def _told(row, user):
     return sent.exists()
 
 
-def _waiting_games(user, but):
+def _waiting_games(user: User, but: list[int]) -> list[tuple[Game, datetime]]:
     """[(game, due)] of the player's other running turn-by-turn games that wait on them."""
-    waiting = []
+    waiting: list[tuple[Game, datetime]] = []
     mine = (Seat.objects.filter(user=user, game__status=Game.Status.ACTIVE,
                                 game__pace=Game.Pace.TURN_BASED)
             .exclude(game_id__in=but).select_related("game"))
@@ -173,7 +201,7 @@ def _waiting_games(user, but):
     return waiting
 
 
-def claim(user_id, now=None):
+def claim(user_id: int, now: datetime | None = None) -> list[Claim]:
     """Takes the due, unsent outbox rows of `user_id` for this sender, in a transaction of
     its own, committed on return. Each row is locked (skip_locked: rows another sender
     holds are left to it) and decided: a skipped row is marked `sent_at` with its reason;
@@ -188,7 +216,9 @@ def claim(user_id, now=None):
                     .select_related("game").order_by("pk"))
         if user is None or not rows:
             return []
-        claims, turns, early = [], [], []
+        claims: list[Claim] = []
+        turns: list[tuple[EmailOutbox, datetime]] = []  # rows to send, each with its due
+        early: list[EmailOutbox | None] = []
         for row in rows:
             told = row.kind == TURN and _told(row, user)
             if row.kind == TURN:
@@ -202,31 +232,32 @@ def claim(user_id, now=None):
             row.skipped = outcome.reason if isinstance(outcome, Skip) else SENDING
             row.save(update_fields=["sent_at", "skipped"])
             if isinstance(outcome, Send) and row.kind == REMINDER:
-                claims.append(Claim(REMINDER, user, [row],
-                                    [(row.game, seats.due(row.game, row.seat))]))
+                claims.append(Claim(REMINDER, user, [row], [(row.game, outcome.due)]))
             elif isinstance(outcome, Send):
-                turns.append(row)
-        early = [r for r in early if r is not None]
-        if early:
-            EmailOutbox.objects.bulk_create(early, ignore_conflicts=True)
+                turns.append((row, outcome.due))
+        written = [r for r in early if r is not None]
+        if written:
+            EmailOutbox.objects.bulk_create(written, ignore_conflicts=True)
         if turns:
-            games = [(r.game, seats.due(r.game, r.seat)) for r in turns]
+            sending = [r for r, _ in turns]
+            games = [(r.game, due) for r, due in turns]
             if len(turns) == 1 and user.turn_email == User.TurnEmail.IMMEDIATE:
-                claims.append(Claim(TURN, user, turns, games))
+                claims.append(Claim(TURN, user, sending, games))
             else:
                 games.sort(key=lambda pair: pair[1])
-                others = _waiting_games(user, but=[r.game_id for r in turns])
-                claims.append(Claim(DIGEST, user, turns, games + sorted(others, key=lambda p: p[1])))
+                others = _waiting_games(user, but=[r.game_id for r in sending])
+                claims.append(Claim(DIGEST, user, sending,
+                                    games + sorted(others, key=lambda p: p[1])))
     return claims
 
 
-def _missed(game):
+def _missed(game: Game) -> str:
     if game.missed_deadline == Game.MissedDeadline.BOT:
         return "a bot plays that turn for you"
     return "you are treated as having left the game, and your team leaves"
 
 
-def message_for(claimed):
+def message_for(claimed: Claim) -> EmailMultiAlternatives:
     """The email of a claim: subject, text and HTML in the player's zone, and the
     unsubscribe headers (RFC 2369 and the one-click POST of RFC 8058)."""
     user = claimed.user
@@ -236,22 +267,24 @@ def message_for(claimed):
     tz = schedule.zone(user)
     games = [{"game": game, "due": due, "link": table_link(game), "missed": _missed(game)}
              for game, due in claimed.games]
-    context = {"user": user, "tz": str(tz), "games": games, **games[0],
-               "unsubscribe": unsubscribe, "profile": site_link(reverse("accounts:profile")),
-               "digest": user.turn_email == User.TurnEmail.DIGEST}
+    context: dict[str, Any] = {
+        "user": user, "tz": str(tz), "games": games, **games[0],
+        "unsubscribe": unsubscribe, "profile": site_link(reverse("accounts:profile")),
+        "digest": user.turn_email == User.TurnEmail.DIGEST}
     with timezone.override(tz):
         subject = render_to_string(f"emails/{claimed.kind}_subject.txt", context).strip()
         text = render_to_string(f"emails/{claimed.kind}_body.txt", context)
         html = render_to_string(f"emails/{claimed.kind}_body.html", context)
+    # An address cleared since the claim: no recipient, and Django sends nothing.
     message = EmailMultiAlternatives(
-        subject, text, settings.DEFAULT_FROM_EMAIL, [user.email],
+        subject, text, settings.DEFAULT_FROM_EMAIL, [user.email] if user.email else [],
         headers={"List-Unsubscribe": f"<{unsubscribe}>",
                  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"})
     message.attach_alternative(html, "text/html")
     return message
 
 
-def send_claimed(claimed):
+def send_claimed(claimed: Claim) -> None:
     """Hands a claimed email to the SMTP server; raises what the mail backend raises."""
     try:
         message_for(claimed).send()
@@ -261,7 +294,7 @@ def send_claimed(claimed):
     metrics.emails.labels(claimed.kind, "sent").inc()
 
 
-def _recipients(game_id, now, limit):
+def _recipients(game_id: int | None, now: datetime, limit: int) -> list[int]:
     """The players with an unsent row due at `now` (of one game, or of every game)."""
     rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now)
     if game_id is not None:
@@ -272,17 +305,19 @@ def _recipients(game_id, now, limit):
     return list(holders.order_by("user_id").values_list("user_id", flat=True).distinct()[:limit])
 
 
-def _orphans(game_id, now):
+def _orphans(game_id: int | None, now: datetime) -> None:
     """Rows due for a seat nobody holds: skipped, so that the sweep stops finding them."""
     taken = Seat.objects.filter(game_id=OuterRef("game_id"), number=OuterRef("seat"),
                                 user__isnull=False)
-    rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now).exclude(Exists(taken))
+    rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now).exclude(
+        Exists(taken))
     if game_id is not None:
         rows = rows.filter(game_id=game_id)
     rows.update(sent_at=now, skipped="no player in the seat")
 
 
-def deliver_outbox(game_id=None, now=None, limit=100):
+def deliver_outbox(game_id: int | None = None, now: datetime | None = None,
+                   limit: int = 100) -> int:
     """Sends what is due in the outbox (rows of one game's players, or of everybody);
     returns how many emails went out.
 
@@ -319,12 +354,12 @@ def deliver_outbox(game_id=None, now=None, limit=100):
     return sent
 
 
-def _game_ids(claimed):
+def _game_ids(claimed: Claim) -> str:
     """The games an email is about, for its log line: one, or a digest's several."""
     return ", ".join(str(pk) for pk in sorted({row.game_id for row in claimed.rows}))
 
 
-def replan(user_id, now=None):
+def replan(user_id: int, now: datetime | None = None) -> None:
     """The player's choices changed (the profile): their waiting "your turn" rows are
     looked at again by the next sweep, under the new choices. (A reminder row written
     early for quiet hours keeps its time: looked at now, it would go at once.)"""
@@ -333,6 +368,6 @@ def replan(user_id, now=None):
         not_before=now)
 
 
-def email_choices_changed(sender, user_id, **kwargs):
+def email_choices_changed(sender: object, user_id: int, **kwargs: object) -> None:
     """accounts.signals.email_choices_changed: the profile saved new choices."""
     replan(user_id)

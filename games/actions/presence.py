@@ -10,7 +10,7 @@ take the seat back. Both are synchronous: call them through
 """
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from games import deadlines, effects, store
 from games.actions import clock
+from games.deadlines import Presence
 from games.models import Game
 from games.store import seats
 
@@ -26,11 +27,11 @@ log = logging.getLogger(__name__)
 _DONE = (Game.Status.FINISHED, Game.Status.ABORTED)
 
 
-def _locked(game_id):
+def _locked(game_id: int) -> Game | None:
     return Game.objects.select_for_update().filter(pk=game_id).first()
 
 
-def seat_connected(game_id, seat):
+def seat_connected(game_id: int, seat: int) -> Presence | None:
     """A socket of `seat`'s player opened. Returns the seat's presence entry, or None.
 
     Locks the game row. Ends a hold; if a bot was playing for the player while
@@ -45,23 +46,26 @@ def seat_connected(game_id, seat):
             return None
         changes = seats.SeatChanges(game)
         entry = changes.presence_of(seat)
-        entry.update(sockets=entry["sockets"] + 1, away_since=None, hold_until=None)
+        entry["sockets"] += 1
+        entry["away_since"] = entry["hold_until"] = None
         changes.set_presence(seat, entry)
-        countdown = {}
+        countdown: dict[str, datetime] = {}
         if seats.away(game, seat):
             changes.hand_back(seat)
             effects.log_on_commit(log, "game %s: seat %s is back, its bot stands down",
                                   game.pk, seat, game=game.pk, seat=seat)
             if seats.waited_on(game, seat):
                 kind = store.load_state(game).view(None).get("decision")
-                changes.start_clock(seat, game.last_seq, kind, now)
-                if game.pace == Game.Pace.REALTIME:
-                    countdown = clock.countdown_columns(game, now + game.decision_window(), now)
+                if kind is not None:  # always: there is none only once the game is over
+                    changes.start_clock(seat, game.last_seq, kind, now)
+                    if game.pace == Game.Pace.REALTIME:
+                        countdown = clock.countdown_columns(
+                            game, now + game.decision_window(), now)
         store.save_columns(game, {**changes.columns(), **countdown})
     return entry
 
 
-def seat_disconnected(game_id, seat):
+def seat_disconnected(game_id: int, seat: int) -> Presence | None:
     """A socket of `seat`'s player closed. Returns the seat's presence entry, or None.
 
     Locks the game row. When the seat's last socket closes in an active
@@ -80,7 +84,8 @@ def seat_disconnected(game_id, seat):
                 and game.pace == Game.Pace.REALTIME and entry["hold_until"] is None
                 and seats.stand_in(game, seat) is None):
             hold = timedelta(seconds=settings.DISCONNECT_HOLD_SECONDS)
-            entry.update(away_since=deadlines.iso(now), hold_until=deadlines.iso(now + hold))
+            entry["away_since"] = deadlines.iso(now)
+            entry["hold_until"] = deadlines.iso(now + hold)
         changes.set_presence(seat, entry)
         store.save_columns(game, changes.columns())
     return entry

@@ -11,16 +11,20 @@ so recomputing gives the stored numbers (`manage.py recompute_ratings`). Both as
 `unrated_reason`, so a game one of them leaves out the other leaves out too.
 """
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
+from accounts.models import User
 from games import store
+from games.engine import GameState
+from games.engine.types import GameOver
 from games.models import Game, GameEvent, Rating, RatingChange, Seat
 
 # The library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (docs/ratings.md).
@@ -39,8 +43,17 @@ REPEAT_WINDOW = timedelta(hours=24)
 NEEDS_CONFIRMED_EMAIL = ("A rated table needs a confirmed email address: confirm yours from "
                          "your profile page, or play at a casual table.")
 
+MuSigma = tuple[float, float]
+# What `computed` works out, in the order the rows keep it: a person's rating at a table size
+# (mu, sigma, games, updated_at), keyed (user id, players); and one change (game id, user id,
+# players, seat, rank, mu and sigma before, mu and sigma after, created_at).
+RatingTuple = tuple[float, float, int, datetime]
+ChangeTuple = tuple[int, int, int, int, int, float, float, float, float, datetime]
+# How many games of exactly these people counted in the window up to this game's end.
+CountedGames = Callable[[Game, frozenset[int]], int]
 
-def may_sit_rated(user):
+
+def may_sit_rated(user: User) -> bool:
     """Whether `user` may create, join or take a seat at a rated table: a person whose email
     address is confirmed (one address per account, so a crowd of accounts costs a crowd of
     mailboxes), or a bot account (a table with one is recorded casual at the deal)."""
@@ -51,10 +64,26 @@ def may_sit_rated(user):
 class Team:
     team: int
     rank: int
-    seats: tuple  # ((seat number, user id), ...)
+    seats: tuple[tuple[int, int], ...]  # ((seat number, user id), ...)
 
 
-def unrated_reason(game, seats, counted=None):
+def _finished_at(game: Game) -> datetime:
+    """When finished `game` ended: a rated game that counts has ended."""
+    if game.finished_at is None:
+        raise ValueError(f"game {game.pk} has no end time")
+    return game.finished_at
+
+
+def _person(seat: Seat) -> int:
+    """The user id of a seat of a game that moves ratings: unrated_reason leaves out a game
+    with a seat nobody holds."""
+    if seat.user_id is None:
+        raise ValueError(f"seat {seat.number} of game {seat.game_id} is nobody's")
+    return seat.user_id
+
+
+def unrated_reason(game: Game, seats: Sequence[Seat],
+                   counted: CountedGames | None = None) -> str | None:
     """Why `game` (finished, with its Seat rows `seats`) counts for no rating, or None: the
     one rule of the live update and the rebuild.
 
@@ -69,15 +98,16 @@ def unrated_reason(game, seats, counted=None):
         return "casual"
     if game.status != Game.Status.FINISHED:
         return "not finished"  # aborted games (a moderator's, or an abandoned table)
-    if len(seats) != game.players or any(s.user_id is None for s in seats):
+    people = [s.user_id for s in seats if s.user_id is not None]
+    if len(seats) != game.players or len(people) != len(seats):
         return "a bot played"
     # A bot account is a program too (docs/bot-accounts.md): its wins are no person's.
-    if get_user_model().objects.filter(pk__in=[s.user_id for s in seats], is_bot=True).exists():
+    if get_user_model().objects.filter(pk__in=people, is_bot=True).exists():
         return "a bot account played"
     early = left_early(game)
     if early:
         return early
-    users = frozenset(s.user_id for s in seats)
+    users = frozenset(people)
     if (counted or stored_count)(game, users) >= REPEAT_LIMIT:
         hours = int(REPEAT_WINDOW.total_seconds() // 3600)
         return (f"the same players had already played {REPEAT_LIMIT} rated games together "
@@ -85,7 +115,7 @@ def unrated_reason(game, seats, counted=None):
     return None
 
 
-def left_early(game):
+def left_early(game: Game) -> str | None:
     """Why a team's leaving makes finished `game` unrated, or None: a team conceded (or
     missed a deadline under "treated as having left", which the door records as a
     concession too) before MIN_PLAYS_PER_SEAT cards a seat had been played. Read from the
@@ -100,47 +130,54 @@ def left_early(game):
     return None
 
 
-def stored_count(game, users):
+def stored_count(game: Game, users: frozenset[int]) -> int:
     """How many other games of exactly the people `users`, at this table size, moved their
     ratings in the REPEAT_WINDOW up to `game`'s end (a change's created_at is its game's
     end). A rated game's changes are one per seat, so a game with a change for each of
     `users` at this size had exactly these people."""
-    end = game.finished_at
+    end = _finished_at(game)
     return (RatingChange.objects.filter(
         players=game.players, user_id__in=users, created_at__gt=end - REPEAT_WINDOW,
         created_at__lte=end).exclude(game_id=game.pk)
         .values("game_id").annotate(n=Count("pk")).filter(n=len(users)).count())
 
 
-def teams_of(game, seats, view):
-    """The game's teams in team order, each with its rank from the final public view."""
-    ranks = {team: rank for team, rank in view["game_over"]["ranking"]}
+def teams_of(game: Game, seats: Sequence[Seat], over: GameOver) -> list[Team]:
+    """The game's teams in team order, each with its rank from how the game ended (the
+    final public view's `game_over`)."""
+    ranks = {team: rank for team, rank in over["ranking"]}
     half = game.players // 2
     return [
-        Team(team, ranks[team], tuple((s.number, s.user_id) for s in seats if s.number % half == team))
+        Team(team, ranks[team],
+             tuple((s.number, _person(s)) for s in seats if s.number % half == team))
         for team in range(half)
     ]
 
 
-def rate_game(teams, current):
+def rate_game(teams: Sequence[Team],
+              current: Mapping[int, MuSigma]) -> dict[int, tuple[MuSigma, MuSigma]]:
     """The new (mu, sigma) of every person of `teams`, from `current` {user id: (mu, sigma)}
-    (a person not in it starts at the model's default): one call of the library."""
-    def rating(user_id):
+    (a person not in it starts at the model's default): one call of the library; each
+    person's ((mu, sigma) before, (mu, sigma) after)."""
+    def rating(user_id: int) -> PlackettLuceRating:
         if user_id in current:
             mu, sigma = current[user_id]
             return MODEL.rating(mu=mu, sigma=sigma)
         return MODEL.rating()
 
     before = [[rating(user) for _, user in t.seats] for t in teams]
-    after = MODEL.rate(before, ranks=[t.rank for t in teams])
+    ranks: list[float] = [t.rank for t in teams]
+    after = MODEL.rate(before, ranks=ranks)
     result = {}
-    for t, old, new in zip(teams, before, after):
-        for (_, user), o, n in zip(t.seats, old, new):
+    # The library gives back the teams it was given, each of the same size.
+    for t, old, new in zip(teams, before, after, strict=True):
+        for (_, user), o, n in zip(t.seats, old, new, strict=True):
             result[user] = ((o.mu, o.sigma), (n.mu, n.sigma))
     return result
 
 
-def game_finished(game, state, now=None):
+def game_finished(game: Game, state: GameState,
+                  now: datetime | None = None) -> list[RatingChange]:
     """Applies a game's rating update, once; returns its RatingChange rows ([] when the game
     is unrated or was rated before).
 
@@ -159,15 +196,15 @@ def game_finished(game, state, now=None):
             Game.objects.filter(pk=game.pk).update(rating_note=reason)
             game.rating_note = reason
         return []
-    view = state.view(None)
-    if not view.get("game_over"):
+    over = state.view(None)["game_over"]
+    if not over:
         return []
     if RatingChange.objects.filter(game_id=game.pk).exists():
         return []
-    return _apply(game, teams_of(game, seats, view), now or game.finished_at or timezone.now())
+    return _apply(game, teams_of(game, seats, over), now or game.finished_at or timezone.now())
 
 
-def _apply(game, teams, now):
+def _apply(game: Game, teams: list[Team], now: datetime) -> list[RatingChange]:
     users = sorted(user for t in teams for _, user in t.seats)
     # Rows first (a newcomer's at the default), so that every player's row can be locked.
     Rating.objects.bulk_create(
@@ -191,27 +228,29 @@ def _apply(game, teams, now):
     return changes
 
 
-def _finished_rated():
+def _finished_rated() -> QuerySet[Game]:
     return Game.objects.filter(status=Game.Status.FINISHED, rated=True)
 
 
-def rated_games():
+def rated_games() -> QuerySet[Game]:
     """Every finished rated game, in finish order (finished_at, then id)."""
     return (_finished_rated().select_related("snapshot").prefetch_related("seats")
             .order_by("finished_at", "pk"))
 
 
-def computed():
+def computed() -> tuple[dict[tuple[int, int], RatingTuple], list[ChangeTuple], dict[int, str]]:
     """Every rating and change as the stored games give them, in finish order, without
     writing: ({(user, players): (mu, sigma, games, updated_at)}, [change tuples],
     {game id: why it moved no rating})."""
-    ratings, changes, notes = {}, [], {}
+    ratings: dict[tuple[int, int], RatingTuple] = {}
+    changes: list[ChangeTuple] = []
+    notes: dict[int, str] = {}
     # (people, table size) -> the ends of their games that counted, in finish order: the
     # repeat limit's tally, as stored_count reads it from the rows the live updates wrote.
-    ends = {}
+    ends: dict[tuple[frozenset[int], int], list[datetime]] = {}
 
-    def counted(game, users):
-        since = game.finished_at - REPEAT_WINDOW
+    def counted(game: Game, users: frozenset[int]) -> int:
+        since = _finished_at(game) - REPEAT_WINDOW
         return sum(1 for end in ends.get((users, game.players), ()) if end > since)
 
     for game in rated_games().iterator(chunk_size=200):
@@ -220,12 +259,12 @@ def computed():
         if reason:
             notes[game.pk] = reason
             continue
-        view = store.load_state(game).view(None)
-        if not view.get("game_over"):
+        over = store.load_state(game).view(None)["game_over"]
+        if not over:
             continue
-        ends.setdefault((frozenset(s.user_id for s in seats), game.players), []).append(
-            game.finished_at)
-        teams = teams_of(game, seats, view)
+        end = _finished_at(game)
+        ends.setdefault((frozenset(_person(s) for s in seats), game.players), []).append(end)
+        teams = teams_of(game, seats, over)
         current = {u: ratings[(u, game.players)][:2]
                    for t in teams for _, u in t.seats if (u, game.players) in ratings}
         moved = rate_game(teams, current)
@@ -233,13 +272,15 @@ def computed():
             for seat, user in t.seats:
                 (mu0, sigma0), (mu1, sigma1) = moved[user]
                 games = ratings.get((user, game.players), (0, 0, 0))[2] + 1
-                ratings[(user, game.players)] = (mu1, sigma1, games, game.finished_at)
+                ratings[(user, game.players)] = (mu1, sigma1, games, end)
                 changes.append((game.pk, user, game.players, seat, t.rank,
-                                mu0, sigma0, mu1, sigma1, game.finished_at))
+                                mu0, sigma0, mu1, sigma1, end))
     return ratings, changes, notes
 
 
-def _stored():
+def _stored() -> tuple[dict[tuple[int, int], tuple[float, float, int]],
+                       list[tuple[int, int, int, int, int, float, float, float, float]],
+                       dict[int, str]]:
     ratings = {(r.user_id, r.players): (r.mu, r.sigma, r.games)
                for r in Rating.objects.all()}
     changes = sorted(RatingChange.objects.values_list(
@@ -249,7 +290,8 @@ def _stored():
     return ratings, changes, notes
 
 
-def differences(ratings, changes, notes=None):
+def differences(ratings: Mapping[tuple[int, int], RatingTuple], changes: Sequence[ChangeTuple],
+                notes: Mapping[int, str] | None = None) -> list[str]:
     """What differs between the stored rows and the computed ones: a list of words (empty
     when every number is the same). Floats are compared exactly: the same library calls on
     the same inputs give the same bits."""
@@ -269,14 +311,14 @@ def differences(ratings, changes, notes=None):
                 found.append(f"change of user {key[1]} in table {key[0]}: stored "
                              f"{stored_keys.get(key)}, computed {wanted_keys.get(key)}")
     if notes is not None:
-        for key in sorted(set(stored_notes) | set(notes)):
-            if stored_notes.get(key) != notes.get(key):
-                found.append(f"why table {key} moved no rating: stored "
-                             f"{stored_notes.get(key)!r}, computed {notes.get(key)!r}")
+        for game_id in sorted(set(stored_notes) | set(notes)):
+            if stored_notes.get(game_id) != notes.get(game_id):
+                found.append(f"why table {game_id} moved no rating: stored "
+                             f"{stored_notes.get(game_id)!r}, computed {notes.get(game_id)!r}")
     return found
 
 
-def rebuild(write=True):
+def rebuild(write: bool = True) -> list[str]:
     """Recomputes every Rating and RatingChange from the stored games (in finish order) and,
     when `write`, replaces the stored rows with them in one transaction that holds every
     Rating row's lock. Returns the list of differences found before writing."""

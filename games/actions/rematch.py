@@ -16,6 +16,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,25 +35,25 @@ REALTIME_HOLD = timedelta(minutes=10)
 class RematchRefused(Exception):
     """`str(exc)` is fit to show; `status` the HTTP answer."""
 
-    def __init__(self, message, status=403):
+    def __init__(self, message: str, status: int = 403) -> None:
         super().__init__(message)
         self.status = status
 
 
-def hold_time(game):
+def hold_time(game: Game) -> timedelta:
     """How long the new table after `game` keeps each person's seat for them."""
     if game.pace == Game.Pace.REALTIME:
         return REALTIME_HOLD
     return timedelta(hours=game.turn_hours)
 
 
-def _push_finished(old):
+def _push_finished(old: Game) -> None:
     # The finished table's pages learn of the new one (games.presenters.table: `rematch`,
     # and the seats still held there).
     transaction.on_commit(partial(effects.game_changed, old.pk, old.players, old.last_seq))
 
 
-def play_again(game_id, user):
+def play_again(game_id: int, user: AbstractBaseUser) -> Game:
     """The open table that follows finished game `game_id`, with `user` seated: at the seat
     held for them, else at their old seat number or any other seat that is free and held
     for nobody. Locks the finished game's row, so that two players asking at once open one
@@ -102,7 +103,7 @@ def play_again(game_id, user):
         return new
 
 
-def decline(game_id, user):
+def decline(game_id: int, user: AbstractBaseUser) -> Seat:
     """`user` gives up the seat held for them at open table `game_id` (a Play again
     table): it is free for anyone at once. Locks the table's row. Raises RematchRefused
     when no seat there is held for them (never held, taken, declined already)."""

@@ -8,7 +8,7 @@ number that started the decision), so a second or late firing finds nothing left
 """
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
 from django.conf import settings
@@ -19,13 +19,16 @@ from games import effects, engine, store
 from games.actions import decisions, outbox
 from games.actions.clock import countdown_columns
 from games.bots import play as botplay
+from games.deadlines import Clock
+from games.engine import GameState
+from games.engine.types import Action
 from games.models import EmailOutbox, Game, GameEvent
 from games.store import seats
 
 log = logging.getLogger(__name__)
 
 
-def sweep(now=None, batch=None):
+def sweep(now: datetime | None = None, batch: int | None = None) -> int:
     """Handles every game with something due; returns how many games it handled.
 
     One query finds and locks them (indexed `wake_at`, skip_locked: a game
@@ -51,7 +54,7 @@ def sweep(now=None, batch=None):
     return handled
 
 
-def fire(game_id, now=None):
+def fire(game_id: int, now: datetime | None = None) -> bool:
     """The real-time countdown task: handles the game if something of it is due, then sends
     the game's next countdown for the earliest clock left. True if something was due.
 
@@ -71,23 +74,30 @@ def fire(game_id, now=None):
     return due
 
 
-def _rearm(game, now):
+def _rearm(game: Game, now: datetime) -> None:
     """The next countdown of a real-time game whose countdown just fired."""
     if game.status != Game.Status.ACTIVE or game.pace != Game.Pace.REALTIME:
         return
-    due = min((seats.due(game, seat) for seat, _ in seats.clocks(game)), default=None)
-    if due is None:
+    running = _dues(game)
+    if not running:
         return
+    due = running[0][0]  # the earliest
     # A clock left due (its time-out could not be made now) is the sweep's, a second later.
     store.save_columns(game, countdown_columns(game, max(due, now + timedelta(seconds=1)), now))
 
 
-def handle(game, now):
+def _dues(game: Game) -> list[tuple[datetime, int]]:
+    """(due, seat) of every running clock of `game`, earliest first."""
+    return sorted((due, seat) for seat, _ in seats.clocks(game)
+                  if (due := seats.due(game, seat)) is not None)
+
+
+def handle(game: Game, now: datetime) -> None:
     """Everything due for `game` at `now`, in order: holds that ended, reminders,
     clocks that ran out. The caller holds the game's row lock; `game` is left as the row is
     (each time-out's decision brings it up to date, so nothing is read again)."""
     changes = seats.SeatChanges(game)
-    wake_bots = []
+    wake_bots: list[int] = []
     for seat in changes.holds_ended(now):
         changes.hand_to_bot(seat, seats.AWAY, now)
         effects.log_on_commit(
@@ -125,14 +135,16 @@ def handle(game, now):
     # Time-outs one at a time, earliest first: each is a decision that may change who is
     # waited on, and the door hands back the game as it left it.
     for _ in range(2 * game.players + 2):
-        due = sorted((seats.due(game, seat), seat) for seat, _ in seats.clocks(game))
+        due = _dues(game)
         if not due or due[0][0] > now:
             break
         seat = due[0][1]
-        _time_out(game, seat, seats.clock(game, seat), now)
+        clock = seats.clock(game, seat)
+        if clock is not None:  # always: `seat` was found by its clock
+            _time_out(game, seat, clock, now)
 
 
-def _deliver(game_id):
+def _deliver(game_id: int) -> None:
     try:
         outbox.deliver_outbox(game_id=game_id)
     except Exception:
@@ -140,7 +152,7 @@ def _deliver(game_id):
         log.exception("could not deliver the emails of game %s", game_id)
 
 
-def _time_out(game, seat, clock, now):
+def _time_out(game: Game, seat: int, clock: Clock, now: datetime) -> bool | None:
     """Makes the time-out decision of `seat` through the decision door, as a `timeout`
     event keyed on the clock's `since`, and brings `game` up to date with the row. True
     when it was made; None when this decision's time-out was already recorded (then
@@ -171,12 +183,12 @@ def _time_out(game, seat, clock, now):
 
 
 class _AlreadyFired(Exception):
-    def __init__(self, game):
+    def __init__(self, game: Game) -> None:
         super().__init__(game.pk)
         self.game = game  # the row as the door read it, under the lock
 
 
-def _adopt(game, fresh):
+def _adopt(game: Game, fresh: Game) -> None:
     """`game` becomes the row as `fresh` holds it (the same row, read under the same lock)."""
     if fresh is not game:
         game.__dict__.update(
@@ -185,7 +197,8 @@ def _adopt(game, fresh):
         game._state.fields_cache = dict(fresh._state.fields_cache)
 
 
-def _decide(game, state, changes, *, seat, now):
+def _decide(game: Game, state: GameState, changes: seats.SeatChanges, *, seat: int,
+            now: datetime) -> Action | None:
     """The decision for a seat whose clock ran out, on the state the door loaded (`game`:
     the row under its lock; `changes`: its seats, written with the event). Logged once it
     commits (inside the caller's savepoint: a time-out found already recorded says
@@ -202,7 +215,8 @@ class _NothingToDecide(Exception):
     pass
 
 
-def _decision(game, state, changes, seat, now):
+def _decision(game: Game, state: GameState, changes: seats.SeatChanges, seat: int,
+              now: datetime) -> Action | None:
     if game.pace == Game.Pace.REALTIME:
         action = state.auto_action(seat)
         count = changes.count_timeout(seat)

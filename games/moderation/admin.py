@@ -380,8 +380,8 @@ class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_select_related = ["game", "user"]
     # A row's own page, like the game's log, shows its action and private events only once
     # the game is finished; the reveal on the game's log is the way to them before.
-    fields = readonly_fields = ["game", "seq", "kind", "seat", "actor", "user", "created_at",
-                                "action_shown", "events_shown"]
+    fields = readonly_fields = ("game", "seq", "kind", "seat", "actor", "user", "created_at",
+                                "action_shown", "events_shown")
 
     @admin.display(description="Action")
     def action_shown(self, event):
@@ -413,8 +413,8 @@ class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_filter = ["room", ("hidden_at", admin.EmptyFieldListFilter)]
     search_fields = ["=id", "=game__id", "user__username", "text"]
     list_select_related = ["game", "user"]
-    fields = readonly_fields = ["game", "room", "user", "text", "created_at", "hidden_at",
-                                "hidden_by"]
+    fields = readonly_fields = ("game", "room", "user", "text", "created_at", "hidden_at",
+                                "hidden_by")
     actions = ["hide_messages", "show_messages", "mute_authors"]
 
     def has_moderate_chat_permission(self, request):
@@ -449,7 +449,7 @@ class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
 class ChatMuteAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_display = ["user", "moderator", "created_at", "reason"]
     search_fields = ["user__username"]
-    fields = readonly_fields = ["user", "moderator", "created_at", "reason"]
+    fields = readonly_fields = ("user", "moderator", "created_at", "reason")
     actions = ["unmute"]
 
     def has_moderate_chat_permission(self, request):
@@ -471,7 +471,7 @@ class ChatModerationAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_filter = ["action"]
     search_fields = ["user__username", "moderator__username"]
     list_select_related = ["user", "moderator", "message"]
-    fields = readonly_fields = ["created_at", "action", "user", "moderator", "message", "reason"]
+    fields = readonly_fields = ("created_at", "action", "user", "moderator", "message", "reason")
 
 
 @admin.register(Report)
@@ -483,9 +483,9 @@ class ReportAdmin(CheckedSelection, admin.ModelAdmin):
     list_filter = [("resolved_at", admin.EmptyFieldListFilter), "reason"]
     search_fields = ["=game__id", "reporter__username", "reported__username", "text"]
     list_select_related = ["game", "reporter", "reported"]
-    readonly_fields = ["game_link", "reporter", "reported", "reason", "text", "created_at",
-                       "resolved_at", "resolved_by"]
-    fields = readonly_fields + ["note"]
+    readonly_fields = ("game_link", "reporter", "reported", "reason", "text", "created_at",
+                       "resolved_at", "resolved_by")
+    fields = (*readonly_fields, "note")
     actions = ["mark_resolved"]
 
     def has_add_permission(self, request):

@@ -5,23 +5,25 @@ A card's face depends on its code alone, so each is rendered once per process
 """
 
 import functools
+from collections.abc import Iterable
+from typing import Any
 
 from django.template.loader import render_to_string
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from games import engine
 from games.engine.cards import COLOR as CARD_COLOR
-from games.engine.cards import COLOR_NAMES
+from games.engine.cards import COLOR_NAMES as COLOR_NAMES
 from games.engine.cards import KIND as CARD_KIND
 
-# COLOR_NAMES (imported above, what the presenters use) is the engine's own, as its card
-# names spell a colour ("Red 8"): a chosen colour, a colour button and the log never spell
-# one differently.
+# COLOR_NAMES (imported above as itself, which says it is re-exported: what the presenters
+# use) is the engine's own, as its card names spell a colour ("Red 8"): a chosen colour, a
+# colour button and the log never spell one differently.
 SYMBOLS = {"R": "flame", "Y": "sun", "G": "leaf", "B": "wave"}
 ACTION_MARKS = {"S": "⊘", "R": "⇄", "D2": "+2"}
 
 
-def card_face(code):
+def card_face(code: str) -> dict[str, Any]:
     """How to draw one card: colour, symbol, the big mark, passing badge, its name and markup.
 
     A fresh dict each call (callers add `enabled`, `id`...) from a cache per card code: the
@@ -31,8 +33,9 @@ def card_face(code):
 
 
 @functools.cache
-def _card_face(code):
+def _card_face(code: str) -> dict[str, Any]:
     color = CARD_COLOR[code]
+    face: dict[str, Any]
     if color is None:
         mark = {"W": "W", "WTP": "TP", "WTD4": "+4"}[code]
         face = {"code": code, "name": engine.card_name(code), "color": "W", "symbol": "wild",
@@ -51,6 +54,6 @@ def _card_face(code):
     return face
 
 
-def discard_list_html(discard):
+def discard_list_html(discard: Iterable[str]) -> SafeString:
     """The browsable discard pile, oldest first: one cached <li> per card code."""
     return mark_safe("".join(_card_face(code)["mini"] for code in discard))

@@ -7,10 +7,13 @@ room is read by the spectators only, never by a player. Every line is rendered f
 stored text with Django's autoescape: nothing a person typed is ever marked safe.
 """
 
+from typing import Any
+
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from accounts.models import User
 from games.models import ChatMessage, ChatMute, ChatSetting, Game
 
 PLAYERS = ChatMessage.Room.PLAYERS
@@ -20,11 +23,11 @@ QUICK_PHRASES = ["Good game", "Well played", "Good luck", "Thanks", "Oops", "Nic
 ROOM_LABELS = {PLAYERS: "Players", SPECTATORS: "Spectators"}
 
 
-def is_over(game):
+def is_over(game: Game) -> bool:
     return game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
 
 
-def readable_rooms(game, seated):
+def readable_rooms(game: Game, seated: bool) -> list[ChatMessage.Room]:
     """The rooms a reader may read: a seated person the players' room only; a spectator
     their own room, and the players' room too once the game is over."""
     if seated:
@@ -32,32 +35,32 @@ def readable_rooms(game, seated):
     return [PLAYERS, SPECTATORS] if is_over(game) else [SPECTATORS]
 
 
-def writable_room(seated):
+def writable_room(seated: bool) -> ChatMessage.Room:
     return PLAYERS if seated else SPECTATORS
 
 
-def is_off(user_id):
+def is_off(user_id: int) -> bool:
     """Whether this person turned the chat off for themselves."""
     return ChatSetting.objects.filter(user_id=user_id, muted=True).exists()
 
 
-def is_muted(user_id):
+def is_muted(user_id: int) -> bool:
     """Whether a moderator muted this person in chat."""
     return ChatMute.objects.filter(user_id=user_id).exists()
 
 
-def message_context(message, reader_id=None):
+def message_context(message: ChatMessage, reader_id: int | None = None) -> dict[str, Any]:
     return {"m": message, "author": message.user.name, "mine": message.user_id == reader_id,
             "report_url": reverse("games:chat_report", args=[message.game_id, message.pk])}
 
 
-def message_html(message, reader_id=None):
+def message_html(message: ChatMessage, reader_id: int | None = None) -> str:
     """One line as the page shows it, for a push (`reader_id` None: the line is the same for
     everyone; the page itself marks the reader's own lines and drops their report button)."""
     return render_to_string("games/chat.html#message", message_context(message, reader_id))
 
 
-def recent(game, room, limit=None):
+def recent(game: Game, room: str, limit: int | None = None) -> list[ChatMessage]:
     """The newest `limit` visible lines of a room, oldest first."""
     limit = limit or settings.CHAT_HISTORY
     rows = (ChatMessage.objects.filter(game=game, room=room, hidden_at__isnull=True)
@@ -65,11 +68,13 @@ def recent(game, room, limit=None):
     return list(reversed(rows))
 
 
-def panel_context(game, seat, user, *, note="", error=""):
+def panel_context(
+    game: Game, seat: int | None, user: User, *, note: str = "", error: str = ""
+) -> dict[str, Any]:
     """Everything the chat panel shows `user` (at `seat`, None for a spectator)."""
     seated = seat is not None
     off = is_off(user.pk)
-    rooms = []
+    rooms: list[dict[str, Any]] = []
     if not off:
         for room in readable_rooms(game, seated):
             rooms.append({

@@ -24,11 +24,14 @@ is then computed again, the same.
 import hashlib
 import hmac
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from django.core.cache import cache
 
 from games import engine
+from games.engine.types import Event
 from games.models import Game, GameEvent
 
 PREFIX = "wct-deal"
@@ -39,35 +42,37 @@ PROBLEMS_SHOWN = 6
 # How long the verify page's answers stay in the cache (recomputed, the same, after it).
 CACHE_SECONDS = 24 * 60 * 60
 
+T = TypeVar("T")
 
-def commitment(game_id, round_number, seed, secret):
+
+def commitment(game_id: int, round_number: int, seed: int | str, secret: str) -> str:
     """The hex HMAC-SHA256, keyed by the secret (its text, as UTF-8), of
     "wct-deal:<game id>:<round>:<seed>"."""
     message = f"{PREFIX}:{game_id}:{round_number}:{seed}".encode()
     return hmac.new(str(secret).encode(), message, hashlib.sha256).hexdigest()
 
 
-def short(value):
+def short(value: str) -> str:
     """The first six and last four characters: enough to compare at a glance."""
     return f"{value[:6]}…{value[-4:]}"
 
 
-def revealed(game):
+def revealed(game: Game) -> bool:
     """Whether the seed and secret may be shown. Only a finished game's: an aborted game's
     seed would show every hand, which its replay keeps hidden (docs/fair-deals.md)."""
     return game.status == Game.Status.FINISHED
 
 
-def stored_rows(game):
+def stored_rows(game: Game) -> list[GameEvent]:
     return list(
         GameEvent.objects.filter(game_id=game.pk).order_by("seq")
         .only("seq", "kind", "seat", "action", "events")
     )
 
 
-def dealt_rounds(rows):
+def dealt_rounds(rows: Iterable[GameEvent]) -> list[int]:
     """The rounds dealt so far, in order, from the public deal events."""
-    rounds = []
+    rounds: list[int] = []
     for row in rows:
         for event in row.events:
             if event.get("type") == "deal" and event.get("round") not in rounds:
@@ -75,33 +80,33 @@ def dealt_rounds(rows):
     return rounds
 
 
-def shown_commitments(game, rows):
+def shown_commitments(game: Game, rows: Iterable[GameEvent]) -> list[tuple[int, str]]:
     """[(round, commitment)] as the table showed them, one for each round dealt so far."""
     return [(r, commitment(game.pk, r, game.seed, game.deal_secret)) for r in dealt_rounds(rows)]
 
 
-def _once(kind, game, compute):
+def _once(kind: str, game: Game, compute: Callable[[], T]) -> T:
     key = f"fairness:{kind}:{game.pk}:{game.last_seq}"
     found = cache.get(key)
     if found is None:
         found = compute()
         cache.set(key, found, CACHE_SECONDS)
-    return found
+    return cast(T, found)
 
 
-def page_rounds(game):
+def page_rounds(game: Game) -> list[int]:
     """dealt_rounds of the game as of its last event (`game.last_seq`), read from its rows
     once per (game, last event)."""
     return _once("rounds", game, lambda: dealt_rounds(
         [row for row in stored_rows(game) if row.seq <= game.last_seq]))
 
 
-def page_commitments(game):
+def page_commitments(game: Game) -> list[tuple[int, str]]:
     """shown_commitments, from `page_rounds`."""
     return [(r, commitment(game.pk, r, game.seed, game.deal_secret)) for r in page_rounds(game)]
 
 
-def own_check(game):
+def own_check(game: Game) -> "Verification":
     """verify_game(game) against its own seed and secret, computed once per (game, last
     event). Only for a revealed game: the answer names cards."""
     if not revealed(game):
@@ -115,47 +120,59 @@ class RoundCheck:
     shown: str | None  # what the table showed (None: the record has no such deal)
     recomputed: str  # from the seed and secret being checked
     reached: bool = False  # whether the replay got to this round's deal
-    problems: list = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     hands: int = 0
     draws: int = 0
     reshuffles: int = 0
 
+    def tally(self, dealt: Event) -> None:
+        """Counts one event of this seed in the round: a hand, the cards drawn, a reshuffle;
+        the deal marks the round reached."""
+        if dealt["type"] == "deal":
+            self.reached = True
+        self.hands += dealt["type"] == "hand"
+        self.draws += len(dealt.get("cards", ())) if dealt["type"] == "drew" else 0
+        self.reshuffles += dealt["type"] == "reshuffle"
+
     @property
-    def commitment_ok(self):
+    def commitment_ok(self) -> bool:
         return self.shown is not None and hmac.compare_digest(self.shown, self.recomputed)
 
     @property
-    def deal_ok(self):
+    def deal_ok(self) -> bool:
         return self.reached and not self.problems
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return self.commitment_ok and self.deal_ok
 
     @property
-    def problems_shown(self):
+    def problems_shown(self) -> list[str]:
         return self.problems[:PROBLEMS_SHOWN]
 
     @property
-    def problems_more(self):
+    def problems_more(self) -> int:
         return max(0, len(self.problems) - PROBLEMS_SHOWN)
 
 
 @dataclass
 class Verification:
-    rounds: list
+    rounds: list[RoundCheck]
     stopped: str = ""  # why the replay could not go on to the end, or ""
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return bool(self.rounds) and not self.stopped and all(r.ok for r in self.rounds)
 
     @property
-    def failed_rounds(self):
+    def failed_rounds(self) -> list[int]:
         return [r.round for r in self.rounds if not r.ok]
 
 
-def verify_game(game, seed=None, secret=None, rows=None):
+def verify_game(
+    game: Game, seed: int | str | None = None, secret: str | None = None,
+    rows: Sequence[GameEvent] | None = None,
+) -> Verification:
     """`verify` for a game's stored rows, with its own seed and secret unless others are
     given. The caller decides who may see the answer: it names cards."""
     rows = stored_rows(game) if rows is None else rows
@@ -166,7 +183,10 @@ def verify_game(game, seed=None, secret=None, rows=None):
     )
 
 
-def verify(game_id, options, seed, secret, rows, shown):
+def verify(
+    game_id: int, options: engine.Options, seed: int | str, secret: str,
+    rows: Sequence[GameEvent], shown: Mapping[int, str],
+) -> Verification:
     """Checks the recorded `rows` (objects with seq, kind, seat, action, events, in order)
     against `seed` and `secret`. `shown` is {round: commitment} as the table showed them.
 
@@ -174,76 +194,106 @@ def verify(game_id, options, seed, secret, rows, shown):
     compares the seeded events each row produced with the recorded ones. A recorded move the
     re-dealt cards cannot make stops the replay: the later rounds are left not reached.
     """
-    checks = {}
+    checks: dict[int, RoundCheck] = {}
 
-    def check(r):
+    def check(r: int) -> RoundCheck:
         if r not in checks:
             checks[r] = RoundCheck(r, shown.get(r), commitment(game_id, r, seed, secret))
         return checks[r]
 
     for r in shown:
         check(r)
-    stopped = ""
-    current = 1
     try:
         state = engine.GameState.new(options, seed)
     except ValueError as exc:
-        state, stopped = None, f"This seed cannot start a game: {exc}"
-    for row in rows if state is not None else ():
+        stopped = f"This seed cannot start a game: {exc}"
+    else:
+        stopped = _replay(state, rows, check)
+    return Verification([checks[r] for r in sorted(checks)], stopped)
+
+
+def _replay(
+    state: engine.GameState, rows: Sequence[GameEvent], check: Callable[[int], RoundCheck]
+) -> str:
+    """Replays `rows` on `state`, comparing each row's seeded events with the recorded ones
+    in the RoundCheck of their round (`check`); returns why the replay stopped, or ""."""
+    current = 1
+    for row in rows:
         try:
-            if row.action is not None:
-                produced = state.act(row.seat, row.action)
-            elif row.kind == "deal":
-                produced = state.initial_events()
-            else:
-                produced = []  # a moderator's note: the engine's state stays as it is
+            produced = _produced(state, row)
         except engine.IllegalAction as exc:
-            who = f"seat {row.seat + 1}" if row.seat is not None else "the table"
+            who = _seat_name(row.seat)
             check(current).problems.append(
                 f"Event #{row.seq}: the recorded move of {who} cannot be made with the cards "
                 f"this seed deals ({exc})."
             )
-            stopped = (f"The replay stopped at event #{row.seq}, in round {current}: the "
-                       "rounds after it could not be checked.")
-            break
-        made = [e for e in produced if e.get("type") in SEEDED]
-        kept = [e for e in row.events if e.get("type") in SEEDED]
-        for i in range(max(len(made), len(kept))):
-            mine = made[i] if i < len(made) else None
-            theirs = kept[i] if i < len(kept) else None
-            if mine is not None and mine["type"] in ("round_start", "deal"):
-                current = mine["round"]
-            elif mine is None and theirs["type"] in ("round_start", "deal"):
-                current = theirs.get("round", current)
-            round_check = check(current)
-            if mine is not None:
-                if mine["type"] == "deal":
-                    round_check.reached = True
-                round_check.hands += mine["type"] == "hand"
-                round_check.draws += len(mine.get("cards", ())) if mine["type"] == "drew" else 0
-                round_check.reshuffles += mine["type"] == "reshuffle"
-            if mine != theirs:
-                round_check.problems.append(_difference(row.seq, theirs, mine))
-    return Verification([checks[r] for r in sorted(checks)], stopped)
+            return (f"The replay stopped at event #{row.seq}, in round {current}: the "
+                    "rounds after it could not be checked.")
+        current = _compare(row, produced, current, check)
+    return ""
 
 
-def _cards(codes):
+def _produced(state: engine.GameState, row: GameEvent) -> list[Event]:
+    """The events that replaying recorded row `row` gives (raises engine.IllegalAction)."""
+    if row.action is not None:
+        # A recorded action without a seat is refused by the engine itself, as any seat it
+        # does not have (IllegalAction, which the replay reports).
+        return state.act(cast(int, row.seat), row.action)
+    if row.kind == "deal":
+        return state.initial_events()
+    return []  # a moderator's note: the engine's state stays as it is
+
+
+def _compare(
+    row: GameEvent, produced: list[Event], current: int, check: Callable[[int], RoundCheck]
+) -> int:
+    """Compares the seeded events replaying `row` produced with those it recorded, one by
+    one, in the RoundCheck of the round each belongs to; returns the round it ends in."""
+    made = [e for e in produced if e.get("type") in SEEDED]
+    kept: list[Event] = [e for e in row.events if e.get("type") in SEEDED]
+    for i in range(max(len(made), len(kept))):
+        mine = made[i] if i < len(made) else None
+        theirs = kept[i] if i < len(kept) else None
+        if mine is not None and mine["type"] in ("round_start", "deal"):
+            current = mine["round"]
+        elif mine is None and theirs is not None and theirs["type"] in ("round_start", "deal"):
+            current = theirs.get("round", current)
+        round_check = check(current)
+        if mine is not None:
+            round_check.tally(mine)
+        if mine != theirs:
+            round_check.problems.append(_difference(row.seq, theirs, mine))
+    return current
+
+
+def _cards(codes: Iterable[str]) -> str:
     return ", ".join(engine.card_name(c) for c in codes) or "none"
 
 
-def _differing(recorded, dealt):
+def _differing(recorded: Iterable[str], dealt: Iterable[str]) -> tuple[list[str], list[str]]:
     """The cards in one list and not the other (as many times as they differ)."""
     a, b = Counter(recorded), Counter(dealt)
     return sorted((a - b).elements()), sorted((b - a).elements())
 
 
-def _difference(seq, recorded, dealt):
+def _seat_name(seat: int | None) -> str:
+    return f"seat {seat + 1}" if seat is not None else "the table"
+
+
+def _missing(where: str, recorded: Event | None, dealt: Event | None) -> str:
+    """A seeded event that only one side has, in words."""
+    if recorded is None and dealt is not None:
+        return f"{where}: this seed gives a {dealt['type']} the record does not have."
+    if recorded is not None:
+        return f"{where}: the record has a {recorded.get('type')} this seed does not give."
+    raise ValueError("Two missing events do not differ.")
+
+
+def _difference(seq: int, recorded: Event | None, dealt: Event | None) -> str:
     """One recorded event that the seed does not give, in words."""
     where = f"Event #{seq}"
-    if recorded is None:
-        return f"{where}: this seed gives a {dealt['type']} the record does not have."
-    if dealt is None:
-        return f"{where}: the record has a {recorded.get('type')} this seed does not give."
+    if recorded is None or dealt is None:
+        return _missing(where, recorded, dealt)
     kind = dealt["type"]
     if recorded.get("type") != kind:
         return f"{where}: the record has a {recorded.get('type')} where this seed gives a {kind}."
@@ -251,12 +301,13 @@ def _difference(seq, recorded, dealt):
         if recorded.get("seat") != dealt["seat"]:
             return f"{where}: the record deals a hand to another seat than this seed does."
         extra, missing = _differing(recorded.get("cards", []), dealt["cards"])
-        return (f"{where}: seat {dealt['seat'] + 1}'s dealt hand differs: the record has "
+        return (f"{where}: {_seat_name(dealt['seat'])}'s dealt hand differs: the record has "
                 f"{_cards(extra)} where this seed deals {_cards(missing)}.")
     if kind == "deal":
-        if recorded.get("starter") != dealt["starter"]:
+        starter = recorded.get("starter")
+        if starter != dealt["starter"]:
             return (f"{where}: the starting discard differs: the record has "
-                    f"{_cards([recorded.get('starter')] if recorded.get('starter') else [])}, "
+                    f"{_cards([starter] if starter else [])}, "
                     f"this seed turns {_cards([dealt['starter']])}.")
         if recorded.get("set_aside") != dealt["set_aside"]:
             return (f"{where}: the cards set aside under the starter differ: the record has "
@@ -265,7 +316,7 @@ def _difference(seq, recorded, dealt):
         return f"{where}: the deal's dealer, hand sizes or first player differ."
     if kind == "drew":
         extra, missing = _differing(recorded.get("cards", []), dealt["cards"])
-        return (f"{where}: the cards seat {dealt['seat'] + 1} drew differ: the record has "
+        return (f"{where}: the cards {_seat_name(dealt['seat'])} drew differ: the record has "
                 f"{_cards(extra)} where this seed gives {_cards(missing)}.")
     if kind == "reshuffle":
         return (f"{where}: the reshuffle differs: the record has {recorded.get('size')} cards, "

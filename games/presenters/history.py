@@ -6,11 +6,15 @@ never changes, so its result is cached by (game, last event).
 """
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
 
 from django.core.cache import cache
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
+from accounts.models import User
 from games import engine
+from games.engine.types import GameOver
 from games.models import Game
 
 STATUSES = {
@@ -23,15 +27,23 @@ SIZES = [4, 6, 8]
 RESULTS = {"win": "Won", "loss": "Lost"}
 
 
-def outcome(game):
+class Outcome(TypedDict):
+    """How a finished game ended, as its public view says (`outcome`)."""
+
+    winner: int | None
+    ranks: dict[int, int]  # {team: rank}
+    scores: list[int]
+
+
+def outcome(game: Game) -> Outcome | None:
     """{'winner', 'ranks' {team: rank}, 'scores'} of a finished game, else None."""
     if game.status != Game.Status.FINISHED:
         return None
     key = f"history:outcome:{game.pk}:{game.last_seq}"
-    found = cache.get(key)
+    found: Outcome | None = cache.get(key)
     if found is None:
         view = engine.GameState.from_dict(game.snapshot.state).view(None)
-        over = view.get("game_over") or {}
+        over: GameOver | dict[str, Any] = view.get("game_over") or {}
         found = {
             "winner": over.get("winner"),
             "ranks": {team: rank for team, rank in over.get("ranking", [])},
@@ -41,7 +53,7 @@ def outcome(game):
     return found
 
 
-def visible_games(player, viewer):
+def visible_games(player: User, viewer: User) -> QuerySet[Game]:
     """The started games `player` sits at that `viewer` may know about: all of them for
     the player and staff; otherwise public tables and private ones the viewer shared."""
     games = Game.objects.filter(seats__user=player).exclude(status=Game.Status.OPEN)
@@ -50,7 +62,9 @@ def visible_games(player, viewer):
     return games
 
 
-def rows(player, viewer, filters=None):
+def rows(
+    player: User, viewer: User, filters: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """One dict per game, newest first, after the filters (status, mode, size, result)."""
     filters = filters or {}
     games = visible_games(player, viewer)
@@ -77,7 +91,7 @@ def rows(player, viewer, filters=None):
     return out
 
 
-def _row(game, player):
+def _row(game: Game, player: User) -> dict[str, Any]:
     seats = list(game.seats.all())
     mine = next(s for s in seats if s.user_id == player.pk)
     team = mine.number % game.teams
@@ -110,7 +124,7 @@ def _row(game, player):
     }
 
 
-def _summary(rows):
+def _summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     games = len(rows)
     wins = sum(1 for r in rows if r["result"] == "win")
     ranks = [r["rank"] for r in rows if r["rank"] is not None]
@@ -122,11 +136,12 @@ def _summary(rows):
     }
 
 
-def stats(player, viewer):
+def stats(player: User, viewer: User) -> dict[str, Any]:
     """Finished games, wins and average rank: overall, by table size and by mode."""
     all_rows = rows(player, viewer)
     finished = [r for r in all_rows if r["status"] == Game.Status.FINISHED]
-    by_size, by_mode = defaultdict(list), defaultdict(list)
+    by_size: defaultdict[int, list[dict[str, Any]]] = defaultdict(list)
+    by_mode: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in finished:
         by_size[r["size"]].append(r)
         by_mode[r["mode"]].append(r)

@@ -11,12 +11,14 @@ first (a real-time game's deadline is seconds away, so it leads), then the other
 """
 
 import zoneinfo
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from typing import Any
 
 from django.db.models import Prefetch
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from games.models import Game, Seat
 from games.presenters.describe import seat_names
 from games.store import seats
@@ -24,17 +26,24 @@ from games.store import seats
 PANEL_ROWS = 5  # the home page's panel; the page lists every game
 _LAST = datetime.max.replace(tzinfo=UTC)
 
+# One running game waiting on its reader (`waiting`): (game id, last_seq, deadline_at,
+# players, pace, move_seconds, turn_hours).
+Waiting = tuple[int, int, datetime | None, int, str, int, int]
 
-def _order(waits_on_reader, deadline, game_id):
+
+def _order(
+    waits_on_reader: bool, deadline: datetime | None, game_id: int
+) -> tuple[bool, bool, datetime, int]:
     return (not waits_on_reader, deadline is None, deadline or _LAST, game_id)
 
 
-def waiting(user_id):
+def waiting(user_id: int) -> list[Waiting]:
     """[(game id, last_seq, deadline_at, players, pace, move_seconds, turn_hours)] of the
     running games waiting on `user_id`, in the page's order. One query."""
-    found = []
+    found: list[Waiting] = []
+    seated = Seat.objects.filter(user_id=user_id, game__status=Game.Status.ACTIVE)
     for (game_id, number, waiting_on, bots, seq, deadline, players, pace, seconds,
-         hours) in Seat.objects.filter(user_id=user_id, game__status=Game.Status.ACTIVE).values_list(
+         hours) in seated.values_list(
             "game_id", "number", "game__waiting_on", "game__bot_seats", "game__last_seq",
             "game__deadline_at", "game__players", "game__pace", "game__move_seconds",
             "game__turn_hours"):
@@ -44,29 +53,29 @@ def waiting(user_id):
     return found
 
 
-def waiting_count(user_id):
+def waiting_count(user_id: int) -> int:
     return len(waiting(user_id))
 
 
-def _pace_label(pace, seconds, hours):
+def _pace_label(pace: str, seconds: int, hours: int) -> str:
     if pace == Game.Pace.REALTIME:
         return f"Real time, {seconds} s a move"
     return f"Turn by turn, {hours} h a turn"
 
 
-def _zone(name):
+def _zone(name: str) -> tzinfo:
     try:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return UTC
 
 
-def socket_message(user):
+def socket_message(user: User) -> dict[str, Any]:
     """What the site socket sends `user`: how many games wait on them and, for each, what
     a browser notification says. Absolute times only (in the user's zone), so the message
     changes when a game does, not as the clock runs."""
     zone = _zone(user.time_zone)
-    games = []
+    games: list[dict[str, Any]] = []
     for game_id, seq, deadline, players, pace, seconds, hours in waiting(user.pk):
         if pace == Game.Pace.REALTIME or deadline is None:
             body = f"{players} players. {_pace_label(pace, seconds, hours)}."
@@ -78,7 +87,7 @@ def socket_message(user):
     return {"type": "waiting", "count": len(games), "games": games}
 
 
-def until(moment, now):
+def until(moment: datetime, now: datetime) -> str:
     """"in 5 h", "in 40 min", "in 2 days": a rough distance for a deadline."""
     seconds = (moment - now).total_seconds()
     if seconds <= 60:
@@ -92,13 +101,13 @@ def until(moment, now):
     return f"in {int(hours // 24)} days"
 
 
-def _names_list(names):
+def _names_list(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _row(game, user, now):
+def _row(game: Game, user: User, now: datetime) -> dict[str, Any]:
     rows = list(game.seats.all())
     names = seat_names(rows)
     mine = next(s.number for s in rows if s.user_id == user.pk)
@@ -129,7 +138,7 @@ def _row(game, user, now):
     }
 
 
-def rows(user, now=None):
+def rows(user: User, now: datetime | None = None) -> list[dict[str, Any]]:
     """One dict per running game `user` sits at, in the page's order. Two queries (the games,
     then their seats with their users)."""
     now = now or timezone.now()
@@ -143,7 +152,7 @@ def rows(user, now=None):
     return found
 
 
-def panel(user, now=None):
+def panel(user: User, now: datetime | None = None) -> dict[str, Any]:
     """The home page's panel: the first PANEL_ROWS rows, and how many there are in all."""
     found = rows(user, now)
     return {"rows": found[:PANEL_ROWS], "total": len(found),

@@ -13,17 +13,22 @@ Who sees what (see docs/history.md):
 """
 
 import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
+from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
+from accounts.models import User
 from games import engine
-from games.models import TEAM_SHAPES, Game, GameEvent
+from games.engine.types import Event
+from games.models import TEAM_SHAPES, Game, GameEvent, Seat
 from games.presenters import describe, fairness
 from games.presenters.cards import COLOR_NAMES, card_face
 from games.presenters.table import PublicTable
 
-STAFF_ONLY = []  # a `visible_to` that no seat matches: moderator notes
+STAFF_ONLY: list[int] = []  # a `visible_to` that no seat matches: moderator notes
 LOG_LINES = 40
 
 
@@ -37,23 +42,23 @@ class Perspective:
     all_hands: bool = False
 
     @property
-    def label(self):
+    def label(self) -> str:
         if self.all_hands:
             return "all hands"
         return "public view" if self.seat is None else f"view of seat {self.seat + 1}"
 
 
-def is_finished(game):
+def is_finished(game: Game) -> bool:
     return game.status == Game.Status.FINISHED
 
 
-def seat_of(game, user):
+def seat_of(game: Game, user: User | AnonymousUser) -> int | None:
     if not user.is_authenticated:
         return None
     return game.seats.filter(user=user).values_list("number", flat=True).first()
 
 
-def may_watch(game, user, seat=None):
+def may_watch(game: Game, user: User | AnonymousUser, seat: int | None = None) -> bool:
     """Whether `user` may open this game's replay at all (public view at least)."""
     if game.status == Game.Status.OPEN:
         return False
@@ -65,7 +70,9 @@ def may_watch(game, user, seat=None):
     return game.status != Game.Status.ACTIVE or game.spectators
 
 
-def choose_perspective(game, user, *, seat=None, all_hands=False):
+def choose_perspective(
+    game: Game, user: User | AnonymousUser, *, seat: int | None = None, all_hands: bool = False
+) -> Perspective:
     """The perspective `user` asked for, or NotAllowed.
 
     While a game runs (or after it was aborted) a player may follow only their
@@ -88,23 +95,25 @@ def choose_perspective(game, user, *, seat=None, all_hands=False):
     return Perspective(seat=seat)
 
 
-def rows_of(game):
+def rows_of(game: Game) -> list[GameEvent]:
     return list(
         GameEvent.objects.filter(game_id=game.pk).order_by("seq")
         .only("seq", "kind", "seat", "actor", "action", "events", "created_at")
     )
 
 
-def state_at(game, rows, step):
+def state_at(game: Game, rows: Sequence[GameEvent], step: int) -> engine.GameState:
     """The engine game after event rows 1..step."""
     state = engine.GameState.new(game.engine_options(), game.seed)
     for row in rows[:step]:
         if row.action is not None:
-            state.act(row.seat, row.action)
+            # A recorded action always names its seat; the engine refuses one that does
+            # not (IllegalAction), as it refuses any seat it does not have.
+            state.act(cast(int, row.seat), row.action)
     return state
 
 
-def visible_events(events, perspective):
+def visible_events(events: Iterable[Event], perspective: Perspective) -> list[Event]:
     if perspective.all_hands:
         return [e for e in events if e.get("visible_to") != STAFF_ONLY]
     return engine.events_for(events, perspective.seat)
@@ -121,13 +130,19 @@ class StepTable(PublicTable):
     for someone at the end did not at step 5).
     """
 
-    def __init__(self, game, state, seats, rows):
+    def __init__(
+        self, game: Game, state: engine.GameState, seats: Sequence[Seat],
+        rows: Sequence[GameEvent],
+    ) -> None:
         super().__init__(game, state, seats, rows)
         self.finished = bool(self.view.get("game_over"))
         self.names = dict(self.log_names)
 
 
-def frame(game, rows, step, perspective, names, reader=None, seats=None):
+def frame(
+    game: Game, rows: Sequence[GameEvent], step: int, perspective: Perspective,
+    names: Mapping[int, str], reader: int | None = None, seats: Sequence[Seat] | None = None,
+) -> dict[str, Any]:
     """What the reader sees at `step` (1 = after the deal): a dict for the template.
 
     `reader` is the reader's own seat at this table (None: they did not play): the log
@@ -139,6 +154,7 @@ def frame(game, rows, step, perspective, names, reader=None, seats=None):
     state = state_at(game, rows, step)
     view = state.view(perspective.seat)
     n, half = game.players, game.players // 2
+    hands: list[list[str] | None]
     if perspective.all_hands:
         hands = [state.view(s)["hand"] for s in range(n)]
     elif perspective.seat is not None:
@@ -152,17 +168,17 @@ def frame(game, rows, step, perspective, names, reader=None, seats=None):
             "team": s % half,
             "shape": TEAM_SHAPES[s % half],
             "cards": view["hand_sizes"][s],
-            "hand": None if hands[s] is None else [engine.card_name(c) for c in hands[s]],
-            "faces": None if hands[s] is None else [card_face(c) for c in hands[s]],
+            "hand": None if hand is None else [engine.card_name(c) for c in hand],
+            "faces": None if hand is None else [card_face(c) for c in hand],
             "out": view["out"][s],
             "departed": view["departed"][s],
             "to_play": view.get("turn") == s and not view.get("game_over"),
             "followed": s == perspective.seat,
             "you": s == reader,
         }
-        for s in range(n)
+        for s, hand in enumerate(hands)  # one per seat
     ]
-    log = []
+    log: list[dict[str, Any]] = []
     for row in rows[:step]:
         for event in visible_events(row.events, perspective):
             log.append({"seq": row.seq,
@@ -177,6 +193,9 @@ def frame(game, rows, step, perspective, names, reader=None, seats=None):
     me = perspective.seat if perspective.seat is not None else reader if reader is not None else 0
     outcome = view.get("round_over")
     over = view.get("game_over")
+    round_winner = outcome.get("winner") if outcome else None
+    game_winner = over.get("winner") if over else None
+    turn, color = view.get("turn"), view.get("color")
     return {
         "step": step,
         "total": total,
@@ -186,7 +205,7 @@ def frame(game, rows, step, perspective, names, reader=None, seats=None):
         "seats": seats_info,
         "hands": [s for s in seats_info if s["faces"] is not None],
         "top": engine.card_name(view["discard"][-1]) if view["discard"] else "",
-        "color": COLOR_NAMES.get(view.get("color"), view.get("color") or ""),
+        "color": COLOR_NAMES.get(color, color) if color else "",
         "log": log[-LOG_LINES:],
         # As the table's log reads: newest move first, each move's own steps in order.
         "moves": sorted(log[-LOG_LINES:], key=lambda line: -line["seq"]),
@@ -196,25 +215,23 @@ def frame(game, rows, step, perspective, names, reader=None, seats=None):
         # Rendered only when the template asks: the tests fold thousands of frames.
         "plates": functools.partial(table.plates_for, reader),
         "scores": functools.partial(table.scores, None if reader is None else reader % half),
-        "turn_name": (names.get(view["turn"], f"Seat {view['turn'] + 1}")
-                      if view.get("turn") is not None and not over else None),
-        "round_winner": TEAM_SHAPES[outcome["winner"]]
-        if outcome and outcome.get("winner") is not None else None,
-        "game_winner": TEAM_SHAPES[over["winner"]]
-        if over and over.get("winner") is not None else None,
+        "turn_name": (names.get(turn, f"Seat {turn + 1}")
+                      if turn is not None and not over else None),
+        "round_winner": TEAM_SHAPES[round_winner] if round_winner is not None else None,
+        "game_winner": TEAM_SHAPES[game_winner] if game_winner is not None else None,
     }
 
 
-def seats_of(game):
+def seats_of(game: Game) -> list[Seat]:
     return list(game.seats.select_related("user"))
 
 
-def seat_names(game, seats=None):
+def seat_names(game: Game, seats: Iterable[Seat] | None = None) -> dict[int, str]:
     """{seat: name} as the table's log names them (presenters.describe.seat_names)."""
     return describe.seat_names(seats if seats is not None else seats_of(game))
 
 
-def export(game):
+def export(game: Game) -> dict[str, Any]:
     """The JSON export of a finished game: the whole log (docs/history.md says why)."""
     if not is_finished(game):
         raise NotAllowed("Only a finished game can be exported.")

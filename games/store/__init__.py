@@ -16,15 +16,21 @@ without a second query.
 """
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar, cast
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import JSONField
+from django.db.models import Field, JSONField, Model
 
+from accounts.models import User
 from games import engine
+from games.engine.types import Action, Event, SnapshotDict
 from games.models import Game, GameEvent, GameSnapshot, Seat
+
+M = TypeVar("M", bound=Model)
 
 _GAME_FIELDS = Game._meta.concrete_fields
 _SNAPSHOT_FIELDS = GameSnapshot._meta.concrete_fields
@@ -33,22 +39,33 @@ _GAME_JSON = frozenset(f.attname for f in _GAME_FIELDS if isinstance(f, JSONFiel
 _GAME_COLUMNS = {f.attname: f.column for f in _GAME_FIELDS}
 
 
-def _json_positions(fields):
+# Field's type arguments are its stubs' only: quoted, they are never evaluated.
+def _json_positions(fields: "Iterable[Field[Any, Any]]") -> list[int]:
     return [i for i, f in enumerate(fields) if isinstance(f, JSONField)]
 
 
-def _q(name):
+def _q(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
-def _select_list(alias, fields):
+def _column(model: type[Model], name: str) -> str:
+    """The database column of `model`'s field `name` (a concrete field, never a relation's
+    other side)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"{model.__name__}.{name} has no column.")
+    return field.column
+
+
+def _select_list(alias: str, fields: "Iterable[Field[Any, Any]]") -> str:
     return ", ".join(f"{alias}.{_q(f.column)}" for f in fields)
 
 
-_sql = {}
+# Each statement's text, built once per process: by its name, or ("write", columns).
+_sql: dict[str | tuple[str, tuple[str, ...]], str] = {}
 
 
-def _lock_sql():
+def _lock_sql() -> str:
     sql = _sql.get("lock")
     if sql is None:
         # FOR UPDATE OF g: only the game row is locked (the snapshot is an outer join),
@@ -56,13 +73,14 @@ def _lock_sql():
         sql = _sql["lock"] = (
             f"SELECT {_select_list('g', _GAME_FIELDS)}, {_select_list('s', _SNAPSHOT_FIELDS)} "
             f"FROM {_q(Game._meta.db_table)} g "
-            f"LEFT OUTER JOIN {_q(GameSnapshot._meta.db_table)} s ON s.{_q('game_id')} = g.{_q('id')} "
+            f"LEFT OUTER JOIN {_q(GameSnapshot._meta.db_table)} s "
+            f"ON s.{_q('game_id')} = g.{_q('id')} "
             f"WHERE g.{_q('id')} = %s FOR UPDATE OF g"
         )
     return sql
 
 
-def _key_sql():
+def _key_sql() -> str:
     sql = _sql.get("key")
     if sql is None:
         sql = _sql["key"] = (
@@ -73,14 +91,14 @@ def _key_sql():
     return sql
 
 
-def _holder_and_key_sql():
+def _holder_and_key_sql() -> str:
     """The seat's holder (user id and the flags that decide whether they may play) and the
     event recorded under the key, in one round trip: a person's move costs no more
     statements than a bot's. Either side is NULLs when absent."""
     sql = _sql.get("holder")
     if sql is None:
         user = get_user_model()
-        flags = ", ".join(f"u.{_q(user._meta.get_field(f).column)}" for f in HOLDER_FIELDS)
+        flags = ", ".join(f"u.{_q(_column(user, f))}" for f in HOLDER_FIELDS)
         sql = _sql["holder"] = (
             f"SELECT h.*, k.* FROM (SELECT 1) one "
             f"LEFT JOIN LATERAL (SELECT s.{_q('user_id')}, {flags} "
@@ -96,20 +114,23 @@ _INSERT_COLUMNS = ("game_id", "seq", "kind", "seat", "actor", "user_id", "action
                    "idempotency_key", "created_at")
 
 
-def _write_sql(names):
+def _write_sql(names: tuple[str, ...]) -> str:
     """One statement: INSERT the event, UPDATE the game's `names` columns and the snapshot
     (data-modifying CTEs all run, in one round trip, and fail or succeed together)."""
     key = ("write", names)
     sql = _sql.get(key)
     if sql is None:
-        values = ", ".join("%s::jsonb" if c in ("action", "events") else "%s" for c in _INSERT_COLUMNS)
+        values = ", ".join(
+            "%s::jsonb" if c in ("action", "events") else "%s" for c in _INSERT_COLUMNS)
         sets = ", ".join(
-            f"{_q(_GAME_COLUMNS[n])} = %s::jsonb" if n in _GAME_JSON else f"{_q(_GAME_COLUMNS[n])} = %s"
+            f"{_q(_GAME_COLUMNS[n])} = %s::jsonb" if n in _GAME_JSON
+            else f"{_q(_GAME_COLUMNS[n])} = %s"
             for n in names
         )
         sql = _sql[key] = (
             f"WITH ev AS (INSERT INTO {_q(GameEvent._meta.db_table)} "
-            f"({', '.join(_q(c) for c in _INSERT_COLUMNS)}) VALUES ({values}) RETURNING {_q('id')}), "
+            f"({', '.join(_q(c) for c in _INSERT_COLUMNS)}) VALUES ({values}) "
+            f"RETURNING {_q('id')}), "
             f"g AS (UPDATE {_q(Game._meta.db_table)} SET {sets} WHERE {_q('id')} = %s), "
             f"s AS (UPDATE {_q(GameSnapshot._meta.db_table)} SET {_q('seq')} = %s, "
             f"{_q('state')} = %s::jsonb, {_q('updated_at')} = %s WHERE {_q('game_id')} = %s) "
@@ -118,15 +139,15 @@ def _write_sql(names):
     return sql
 
 
-def _loads(value):
+def _loads(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
-def _dumps(value):
+def _dumps(value: object) -> str | None:
     return None if value is None else json.dumps(value)
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """A choices member (GameEvent.Actor.SYSTEM, Game.Status.FINISHED) as its plain value."""
     return str(value) if isinstance(value, str) and type(value) is not str else value
 
@@ -134,13 +155,19 @@ def _plain(value):
 _GAME_JSON_POS = _json_positions(_GAME_FIELDS)
 _SNAPSHOT_JSON_POS = _json_positions(_SNAPSHOT_FIELDS)
 _EVENT_JSON_POS = _json_positions(_EVENT_FIELDS)
+# Every field, in the order the statements above select them.
+_GAME_NAMES = [f.attname for f in _GAME_FIELDS]
+_SNAPSHOT_NAMES = [f.attname for f in _SNAPSHOT_FIELDS]
+_EVENT_NAMES = [f.attname for f in _EVENT_FIELDS]
 
 
-def _instance(model, row, json_positions):
+def _instance(
+    model: type[M], row: Sequence[Any], json_positions: Iterable[int], names: Sequence[str]
+) -> M:
     values = list(row)
     for i in json_positions:
         values[i] = _loads(values[i])
-    return model.from_db(connection.alias, None, values)
+    return model.from_db(connection.alias, names, values)
 
 
 HOLDER_FIELDS = ("banned_at", "suspended_until", "is_active")
@@ -156,12 +183,14 @@ class SeatHolder:
     suspended_until: datetime | None
     is_active: bool
 
-    def may_play(self, now):
+    def may_play(self, now: datetime) -> bool:
         return (self.user_id is not None and self.is_active and self.banned_at is None
                 and (self.suspended_until is None or self.suspended_until <= now))
 
 
-def lock_game(game_id, idempotency_key=None, seat=None):
+def lock_game(
+    game_id: int, idempotency_key: str | None = None, seat: int | None = None
+) -> tuple[Game, GameEvent | None, SeatHolder | None]:
     """(game, prior, holder): the game row, locked until the end of the transaction, with its
     snapshot cached (None before the deal); the event already recorded under
     `idempotency_key` (None when there is none, or no key); and, when `seat` is given, the
@@ -178,7 +207,8 @@ def lock_game(game_id, idempotency_key=None, seat=None):
         game = (
             Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(pk=game_id)
         )
-        prior = holder = None
+        prior: GameEvent | None = None
+        holder: SeatHolder | None = None
         if idempotency_key:
             prior = GameEvent.objects.filter(
                 game_id=game.pk, idempotency_key=idempotency_key).first()
@@ -203,19 +233,21 @@ def lock_game(game_id, idempotency_key=None, seat=None):
     if row is None:
         raise Game.DoesNotExist(f"{Game._meta.object_name} matching query does not exist.")
     n = len(_GAME_FIELDS)
-    game = _instance(Game, row[:n], _GAME_JSON_POS)
+    game = _instance(Game, row[:n], _GAME_JSON_POS, _GAME_NAMES)
     snapshot_row = row[n:]
+    snapshot: GameSnapshot | None
     if snapshot_row[0] is None:
         snapshot = None
     else:
-        snapshot = _instance(GameSnapshot, snapshot_row, _SNAPSHOT_JSON_POS)
+        snapshot = _instance(GameSnapshot, snapshot_row, _SNAPSHOT_JSON_POS, _SNAPSHOT_NAMES)
         snapshot._state.fields_cache["game"] = game
     game._state.fields_cache["snapshot"] = snapshot
-    prior = None if prior_row is None else _instance(GameEvent, prior_row, _EVENT_JSON_POS)
+    prior = (None if prior_row is None
+             else _instance(GameEvent, prior_row, _EVENT_JSON_POS, _EVENT_NAMES))
     return game, prior, _holder(holder_row)
 
 
-def _holder(row):
+def _holder(row: Sequence[Any] | None) -> SeatHolder | None:
     """A SeatHolder from (user_id, *HOLDER_FIELDS); None for no such seat. An empty or bot
     seat has a row of NULLs and so a holder whose user_id is None."""
     if row is None:
@@ -224,8 +256,11 @@ def _holder(row):
     return SeatHolder(user_id, banned_at, suspended_until, bool(is_active))
 
 
-def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_key, now,
-           columns, state):
+def append(
+    game: Game, *, seq: int, kind: str, seat: int | None, actor: str, user: User | None,
+    action: Action | None, events: list[Event], idempotency_key: str | None, now: datetime,
+    columns: Mapping[str, Any], state: SnapshotDict,
+) -> GameEvent:
     """Appends event `seq`, sets the game's `columns` and the snapshot to `state` (a dict).
 
     Returns the new GameEvent. Must run inside the transaction that locked `game`.
@@ -239,7 +274,7 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
         GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq, state=state, updated_at=now)
         return event
     names = tuple(columns)
-    params = [
+    params: list[Any] = [
         game.pk, seq, _plain(kind), seat, _plain(actor), None if user is None else user.pk,
         _dumps(action), json.dumps(events), idempotency_key, now,
     ]
@@ -257,7 +292,7 @@ def append(game, *, seq, kind, seat, actor, user, action, events, idempotency_ke
     return event
 
 
-def save_columns(game, columns):
+def save_columns(game: Game, columns: Mapping[str, Any]) -> None:
     """Writes `columns` of a game whose row lock the caller holds, without an event (a
     socket coming or going, a sweep's reminders and ended holds, the next countdown), and
     sets them on `game`. Nothing to write costs no statement."""
@@ -267,7 +302,7 @@ def save_columns(game, columns):
             setattr(game, name, value)
 
 
-def claim_stalled_bots(game, now):
+def claim_stalled_bots(game: Game, now: datetime) -> bool:
     """True when this caller claims the re-send of `game`'s stalled bot moves: a
     conditional update of `bot_due_at` that hits the row only while the game is still at
     the event and the due time it was found at, so a second sweep running at the same time
@@ -285,26 +320,31 @@ class EventRow:
 
     __slots__ = ("seq", "raw", "_events")
 
-    def __init__(self, seq, events=None, raw=None):
+    def __init__(self, seq: int, events: list[Event] | None = None, raw: str | None = None,
+                 ) -> None:
         self.seq, self.raw, self._events = seq, raw, events
 
     @property
-    def events(self):
+    def events(self) -> list[Event]:
         if self._events is None:
-            self._events = json.loads(self.raw)
+            if self.raw is None:
+                raise TypeError("An EventRow is built with its events or their JSON text.")
+            self._events = cast(list[Event], json.loads(self.raw))
         return self._events
+
 
 _SEAT_FIELDS = [f.attname for f in Seat._meta.concrete_fields]
 # is_bot: a bot account is named "Name [bot]" (presenters.describe.seat_names).
 _USER_NAME_FIELDS = ("id", "username", "display_name", "is_bot")
 
 
-def recent_events(game_id, limit):
+def recent_events(game_id: int, limit: int | None) -> list[EventRow]:
     """The game's last `limit` events, oldest first, as (seq, events) rows: what the move
     log needs, without building a model instance per row on every push."""
     if connection.vendor != "postgresql":
-        rows = GameEvent.objects.filter(game_id=game_id).order_by("-seq").values_list("seq", "events")
-        return [EventRow(seq, events) for seq, events in rows[:limit]][::-1]
+        newest = GameEvent.objects.filter(game_id=game_id).order_by("-seq")
+        return [EventRow(seq, events)
+                for seq, events in newest.values_list("seq", "events")[:limit]][::-1]
     sql = _sql.get("recent")
     if sql is None:
         sql = _sql["recent"] = (
@@ -317,7 +357,7 @@ def recent_events(game_id, limit):
     return [EventRow(seq, raw=events) for seq, events in reversed(rows)]
 
 
-def table_seats(game_id):
+def table_seats(game_id: int) -> list[Seat]:
     """The game's seats in seat order, each person's `user` loaded with its names only
     (every other field is deferred: reading one costs a query, never a wrong value)."""
     if connection.vendor != "postgresql":
@@ -325,12 +365,12 @@ def table_seats(game_id):
     user_model = get_user_model()
     sql = _sql.get("seats")
     if sql is None:
-        user_columns = ", ".join(
-            f"u.{_q(user_model._meta.get_field(f).column)}" for f in _USER_NAME_FIELDS)
+        user_columns = ", ".join(f"u.{_q(_column(user_model, f))}" for f in _USER_NAME_FIELDS)
+        seat_columns = ", ".join("s." + _q(_column(Seat, f)) for f in _SEAT_FIELDS)
         sql = _sql["seats"] = (
-            f"SELECT {', '.join('s.' + _q(Seat._meta.get_field(f).column) for f in _SEAT_FIELDS)}, "
-            f"{user_columns} FROM {_q(Seat._meta.db_table)} s "
-            f"LEFT OUTER JOIN {_q(user_model._meta.db_table)} u ON u.{_q('id')} = s.{_q('user_id')} "
+            f"SELECT {seat_columns}, {user_columns} FROM {_q(Seat._meta.db_table)} s "
+            f"LEFT OUTER JOIN {_q(user_model._meta.db_table)} u "
+            f"ON u.{_q('id')} = s.{_q('user_id')} "
             f"WHERE s.{_q('game_id')} = %s ORDER BY s.{_q('number')}"
         )
     with connection.cursor() as cursor:
@@ -351,7 +391,7 @@ def table_seats(game_id):
 
 # --- the state: the snapshot and the events after it ---------------------------------
 
-def load_state(game, snapshot=None):
+def load_state(game: Game, snapshot: GameSnapshot | None = None) -> engine.GameState:
     """The engine game for `game`: its snapshot plus any events recorded after it."""
     snapshot = snapshot or game.snapshot
     state = engine.GameState.from_dict(snapshot.state)
@@ -359,29 +399,31 @@ def load_state(game, snapshot=None):
         later = GameEvent.objects.filter(game_id=game.pk, seq__gt=snapshot.seq).order_by("seq")
         for row in later:
             if row.action is not None:
-                state.act(row.seat, row.action)
+                state.act(cast(int, row.seat), row.action)  # as in `replay` below
     return state
 
 
-def replay(game):
+def replay(game: Game) -> engine.GameState:
     """The engine game rebuilt from the seed and every recorded action (for checks)."""
     state = engine.GameState.new(game.engine_options(), game.seed)
     for row in game.events.order_by("seq"):
         if row.action is not None:
-            state.act(row.seat, row.action)
+            # A recorded action always names its seat; the engine refuses one that does
+            # not (IllegalAction), as it refuses any seat it does not have.
+            state.act(cast(int, row.seat), row.action)
     return state
 
 
-def all_events(game_id):
+def all_events(game_id: int) -> list[Event]:
     """Every engine event of the game so far, in order (a bot's memory filters it)."""
-    history = []
-    rows = GameEvent.objects.filter(game_id=game_id).order_by("seq").values_list("events", flat=True)
-    for events in rows:
+    history: list[Event] = []
+    rows = GameEvent.objects.filter(game_id=game_id).order_by("seq")
+    for events in rows.values_list("events", flat=True):
         history.extend(events)
     return history
 
 
-def current_state(game):
+def current_state(game: Game) -> engine.GameState | None:
     """The engine game of `game` with its snapshot read now, or None for a table not yet
     dealt (no snapshot). Called under the game's row lock, it is the current state: every
     writer moves the snapshot under that lock."""

@@ -17,22 +17,28 @@ only show less, never more.
 
 import contextvars
 import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from django.conf import settings
+from django.db.models import Model
 
 REPLICA = "replica"
 _reading_history = contextvars.ContextVar("reading_history", default=False)
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-def replica_configured():
+
+def replica_configured() -> bool:
     return REPLICA in settings.DATABASES
 
 
-def reads_from_replica(view):
+def reads_from_replica(view: Callable[P, R]) -> Callable[P, R]:
     """Wraps a view whose reads of games may come from the replica (when there is one)."""
 
     @functools.wraps(view)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         token = _reading_history.set(True)
         try:
             return view(*args, **kwargs)
@@ -45,21 +51,23 @@ def reads_from_replica(view):
 class HistoryReplicaRouter:
     """settings.DATABASE_ROUTERS: games' reads inside `reads_from_replica` go to the replica."""
 
-    def db_for_read(self, model, **hints):
+    def db_for_read(self, model: type[Model], **hints: Any) -> str | None:
         if (_reading_history.get() and model._meta.app_label == "games"
                 and replica_configured()):
             return REPLICA
         return None
 
-    def db_for_write(self, model, **hints):
+    def db_for_write(self, model: type[Model], **hints: Any) -> str:
         # Never the replica, even for an instance that was read from it.
         return "default"
 
-    def allow_relation(self, obj1, obj2, **hints):
+    def allow_relation(self, obj1: Model, obj2: Model, **hints: Any) -> bool:
         # The replica holds the same rows as the primary: a game read there may point at
         # a user read from "default".
         return {obj1._state.db, obj2._state.db} <= {"default", REPLICA}
 
-    def allow_migrate(self, db, app_label, model_name=None, **hints):
+    def allow_migrate(
+        self, db: str, app_label: str, model_name: str | None = None, **hints: Any
+    ) -> bool:
         # The standby gets its schema by replication.
         return db != REPLICA

@@ -9,11 +9,11 @@ once in several processes keep the counts right."""
 from django.core.cache import cache
 
 
-def _key(game_id):
+def _key(game_id: int) -> str:
     return f"spectators:{game_id}"
 
 
-def _socket_key(game_id, user_id):
+def _socket_key(game_id: int, user_id: int) -> str:
     return f"spectators:{game_id}:{user_id}"
 
 
@@ -22,12 +22,12 @@ def _socket_key(game_id, user_id):
 PERSON_TIMEOUT = 7 * 24 * 3600
 
 
-def _up(key, timeout=None):
+def _up(key: str, timeout: int | None = None) -> int:
     cache.add(key, 0, timeout=timeout)  # SET NX, then an atomic INCR
     return cache.incr(key)
 
 
-def _down(key):
+def _down(key: str) -> int | None:
     try:
         value = cache.decr(key)
     except ValueError:  # the cache lost the counter (a restart): nobody to count down
@@ -38,19 +38,19 @@ def _down(key):
     return value
 
 
-def joined(game_id, user_id):
+def joined(game_id: int, user_id: int) -> int:
     """A socket of `user_id` opened; returns the table's count."""
     if _up(_socket_key(game_id, user_id), PERSON_TIMEOUT) == 1:
         return _up(_key(game_id))
     return count(game_id)
 
 
-def left(game_id, user_id):
+def left(game_id: int, user_id: int) -> int:
     """A socket of `user_id` closed; returns the table's count."""
     if _down(_socket_key(game_id, user_id)) == 0:
         return _down(_key(game_id)) or 0
     return count(game_id)
 
 
-def count(game_id):
+def count(game_id: int) -> int:
     return max(0, cache.get(_key(game_id)) or 0)

@@ -8,17 +8,24 @@ and found again by exactly those arguments (as a plate is: plates.py).
 """
 
 import functools
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from markupsafe import Markup
 
-from games.models import Game
+from games.engine.types import Action, SeatView
+from games.models import Game, GameEvent
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face
 from games.presenters.table import render
-from games.store import seats
+from games.presenters.table.public import PublicTable
+from games.store import EventRow, seats
 
 
-def hand_context(game, seat, view, public):
+def hand_context(
+    game: Game, seat: int | None, view: SeatView, public: PublicTable
+) -> dict[str, Any]:
     """The keys of the hand fragment for reader `seat` (None: a spectator, who holds none)."""
     legal = public.state.legal_actions(seat) if seat is not None else []
     kinds = {a["type"] for a in legal}
@@ -26,7 +33,7 @@ def hand_context(game, seat, view, public):
     acting = seat is not None and not public.finished and not bot_for_good
     mode = _mode(view, legal) if acting else None
     hand = _cards(view, legal, mode)
-    decision = view.get("decision")
+    decision, my_pick = view.get("decision"), view.get("my_pick")
     return {
         "hand": hand,
         "hand_html": mark_safe("".join(card["button"] for card in hand)),
@@ -35,21 +42,23 @@ def hand_context(game, seat, view, public):
         "pick_label": "Swap card" if decision == "swap" else "Pass card",
         "decision": decision,
         "my_turn_label": _turn_label(view, mode, kinds) if acting else None,
-        "can_concede": acting and not view["departed"][seat],
-        "my_pick": card_face(view["my_pick"]) if view.get("my_pick") else None,
+        "can_concede": acting and seat is not None and not view["departed"][seat],
+        "my_pick": card_face(my_pick) if my_pick else None,
         **_controls(legal, kinds, bot_for_good),
         **_trade(view, seat, public.rows),
         **_play_again(game, seat, public),
     }
 
 
-def _bot_for_good(game, seat):
+def _bot_for_good(game: Game, seat: int | None) -> bool:
     """Three time-outs hand a seat to a bot for the rest of the game: its person may watch
     their hand but not move (the write door refuses it too)."""
     return seat is not None and seats.for_good(game, seat)
 
 
-def _controls(legal, kinds, bot_for_good):
+def _controls(
+    legal: Sequence[Action], kinds: Collection[str], bot_for_good: bool
+) -> dict[str, Any]:
     """The buttons beside the hand: none while a bot plays the seat for good."""
     playing = not bot_for_good
     return {
@@ -61,7 +70,7 @@ def _controls(legal, kinds, bot_for_good):
     }
 
 
-def _mode(view, legal):
+def _mode(view: SeatView, legal: Sequence[Action]) -> str | None:
     """What the hand's buttons do now: give cards, pick one to trade, play one, or nothing."""
     if view.get("must_give"):
         return "give"
@@ -70,12 +79,13 @@ def _mode(view, legal):
     return "play" if legal else None
 
 
-def _cards(view, legal, mode):
+def _cards(view: SeatView, legal: Sequence[Action], mode: str | None) -> list[dict[str, Any]]:
     """The hand's cards, each with whether its button is enabled and the button itself."""
     playable = {a["card"] for a in legal if a["type"] == "play"}
     pickable = {a["card"] for a in legal if a["type"] == "pass"}
-    enabled_in = {"play": playable, "pick": pickable}.get(mode)
-    hand = []
+    by_mode: dict[str | None, set[str]] = {"play": playable, "pick": pickable}
+    enabled_in = by_mode.get(mode)
+    hand: list[dict[str, Any]] = []
     for index, code in enumerate(view.get("hand", [])):
         enabled = code in enabled_in if enabled_in is not None else mode == "give"
         hand.append({"code": code, "enabled": enabled,
@@ -84,7 +94,7 @@ def _cards(view, legal, mode):
     return hand
 
 
-def _turn_label(view, mode, kinds):
+def _turn_label(view: SeatView, mode: str | None, kinds: Collection[str]) -> str | None:
     """The line that tells a reader it is their move, and what it is."""
     if mode == "give":
         count = view["must_give"]
@@ -97,7 +107,9 @@ def _turn_label(view, mode, kinds):
     return "Your turn" if mode == "play" else None
 
 
-def _trade(view, seat, rows):
+def _trade(
+    view: SeatView, seat: int | None, rows: Sequence[EventRow | GameEvent]
+) -> dict[str, list[dict[str, Any]]]:
     """The hand's "You gave ... You received ...": it belongs to the move that completed the
     trade, shows while that move is the newest and goes with the next move by anyone
     (docs/table.md); the log keeps the trade's line."""
@@ -108,7 +120,7 @@ def _trade(view, seat, rows):
             "gave": [card_face(c) for c in view.get("gave") or []]}
 
 
-def _completes_trade(row, seat):
+def _completes_trade(row: EventRow | GameEvent, seat: int) -> bool:
     """Whether event row `row` completed a trade `seat` took part in: its setup pass or
     symbol swap (their own "traded" event), or a half pass or tag-in they gave or received."""
     for event in row.events:
@@ -120,7 +132,7 @@ def _completes_trade(row, seat):
     return False
 
 
-def _play_again(game, seat, public):
+def _play_again(game: Game, seat: int | None, public: PublicTable) -> dict[str, Any]:
     """A finished game's players may play again, or join (or decline) the table a player
     of it opened after it."""
     again = seat is not None and game.status == Game.Status.FINISHED
@@ -134,14 +146,16 @@ def _play_again(game, seat, public):
     }
 
 
-def _wild_choices(legal):
+def _wild_choices(legal: Sequence[Action]) -> list[dict[str, Any]]:
     """The playable Wilds, each with its four colour buttons."""
     wilds = sorted({a["card"] for a in legal if a["type"] == "play" and a.get("color")})
     return [dict(card_face(code), choice=_colour_choice(code)) for code in wilds]
 
 
 @functools.lru_cache(maxsize=8192)
-def _hand_card(index, code, mode, enabled, playable):
+def _hand_card(
+    index: int, code: str, mode: str | None, enabled: bool, playable: bool
+) -> Markup:
     """One card button of a hand."""
     card = card_face(code)
     card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable)
@@ -149,7 +163,7 @@ def _hand_card(index, code, mode, enabled, playable):
 
 
 @functools.lru_cache(maxsize=64)
-def _colour_choice(code):
+def _colour_choice(code: str) -> Markup:
     """A playable Wild's four colour buttons: the same for every reader."""
     return render.parts().colour_choice(
         card_face(code),

@@ -1,24 +1,32 @@
 """The move log as one reader reads it, newest move first, and the newest move's lines for
 the live region that reads them out (the lines themselves: presenters.describe)."""
 
-from django.utils.safestring import mark_safe
+from collections.abc import Iterable
 
+from django.utils.safestring import SafeString, mark_safe
+
+from games.models import GameEvent
 from games.presenters.describe import row_move
+from games.presenters.table.public import PublicTable
+from games.store import EventRow
 
 # How many event rows the move log reads: on a page or a resync every row, so that the whole
 # game can be scrolled back through on the table; in a push only the newest ones, since the
 # page keeps the moves it already shows (static/js/table.js carries them over), and a push
 # that held the whole game would grow with it for every reader on every move.
-LOG_LENGTH = None
+LOG_LENGTH: int | None = None
 PUSH_LOG_ROWS = 40
 
 
-def move_log(rows, seat, public):
+def move_log(
+    rows: Iterable[EventRow | GameEvent], seat: int | None, public: PublicTable
+) -> tuple[SafeString, list[str]]:
     """The move log as `seat` reads it: one `<li class="move">` per event row it may see,
     newest first, the newest marked `latest`; and the newest row's lines, for the live
     region. Each row's item comes from describe's per-reader cache, so a push renders only
     the rows this reader has not read yet and joins the rest."""
-    items, lines = [], ()
+    items: list[str] = []
+    lines: tuple[str, ...] = ()
     for row in rows:
         lines, item = row_move(row, seat, public.log_names, public.log_names_key,
                                public.players)

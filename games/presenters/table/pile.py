@@ -1,16 +1,20 @@
 """The middle of the felt: the direction of play, and the piles (the discard pile's top card
 and the colour to follow, the draw pile), from the public view alone."""
 
+from markupsafe import Markup
+
+from games.engine.types import SeatView
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face, discard_list_html
 from games.presenters.table import render
 
 
-def direction(view):
+def direction(view: SeatView) -> Markup:
     return render.parts().direction(view)
 
 
-def centre(view):
-    discard = view["discard"]
+def centre(view: SeatView) -> Markup:
+    discard, color = view["discard"], view.get("color")
     return render.parts().centre(
-        view, card_face(discard[-1]) if discard else None, COLOR_NAMES.get(view.get("color")),
-        SYMBOLS.get(view.get("color")), len(discard), discard_list_html(discard))
+        view, card_face(discard[-1]) if discard else None,
+        None if color is None else COLOR_NAMES.get(color),
+        None if color is None else SYMBOLS.get(color), len(discard), discard_list_html(discard))

@@ -10,31 +10,41 @@ plates carry no position: the felt places them around the reader by CSS
 """
 
 import functools
+from collections.abc import Sequence
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from markupsafe import Markup
 
 from games import deadlines, engine
-from games.models import TEAM_SHAPES, Game
+from games.engine.types import SeatView
+from games.models import TEAM_SHAPES, Game, GameEvent
 from games.presenters.table import render
-from games.store import seats
+from games.store import EventRow, seats
+
+if TYPE_CHECKING:  # public.py imports this module to draw its plates
+    from games.presenters.table.public import PublicTable
 
 # When a seat's time is running out (docs/table.md, "Time running out"): the last 10 s of a
 # real-time move timer, the last tenth of a turn-by-turn deadline.
 WARN_SECONDS = 10
 WARN_SHARE = 10
 
+# What the status bar's scores are drawn from (scores_key): (team, shape, score, departed).
+ScoresKey = tuple[tuple[int, str, int, bool], ...]
 
-def clock_warning(game, number):
+
+def clock_warning(game: Game, number: int) -> tuple[str, str, str] | None:
     """Seat `number`'s running clock as the page counts it down: `(due, warn, key)`, the
     ISO times it runs out and from when it is running out, and the clock's identity (seat
     and `since`, so that the page announces each clock's warning once); None without a
     clock. Read from `Game.clocks`, which is public: the page shows it at the right moment
     by itself, and each push or resync hands it the clock as it is then."""
     clock = seats.clock(game, number) if game.status == Game.Status.ACTIVE else None
-    if not clock or not clock.get("due"):
+    due = deadlines.at(clock.get("due")) if clock else None
+    if clock is None or due is None:
         return None
-    due = deadlines.at(clock["due"])
     if game.pace == Game.Pace.REALTIME:
         warn = due - timedelta(seconds=WARN_SECONDS)
     else:
@@ -43,7 +53,7 @@ def clock_warning(game, number):
     return due.isoformat(), warn.isoformat(), f"{number}-{clock.get('since', 0)}"
 
 
-def stand_in_note(game, seat):
+def stand_in_note(game: Game, seat: int) -> str:
     """How the screen says that a bot plays for a person (docs/clocks.md, stand_ins)."""
     if not seats.stand_in(game, seat):
         return ""
@@ -52,13 +62,14 @@ def stand_in_note(game, seat):
     return " (a bot plays while they are away)"
 
 
-def last_moves(rows):
+def last_moves(rows: Sequence[EventRow | GameEvent]) -> tuple[int | None, set[int | None]]:
     """(last, traded): the newest move everyone may see: who made it (the plate of the last
     player to act is marked) and which partners traded in it, which the counts alone do not
     show (a setup pass or a symbol swap leaves them as they were; static/js/motion.js slides
     a card back between the two). A moderator's event names the seat it acted on, not one
     that acted."""
-    last, traded = None, set()
+    last: int | None = None
+    traded: set[int | None] = set()
     for row in reversed(rows):
         seated = [e for e in engine.events_for(row.events, None)
                   if e.get("seat") is not None and e["type"] != "moderator"]
@@ -73,7 +84,7 @@ def last_moves(rows):
     return last, traded
 
 
-def plate_data(public):
+def plate_data(public: "PublicTable") -> list[dict[str, Any]]:
     """Every seat's plate as a dict, in seat order: what `render_plate` draws it from."""
     game, finished = public.game, public.finished
     last, traded = last_moves(public.rows)
@@ -99,7 +110,7 @@ def plate_data(public):
     ]
 
 
-def _plate(public, number, moves):
+def _plate(public: "PublicTable", number: int, moves: dict[str, Any]) -> dict[str, Any]:
     """Seat `number`'s plate from the public view, `moves` (its last act and its clock) in
     their place among its keys, which keep the order a plate's cache key is made of."""
     view, finished = public.view, public.finished
@@ -122,7 +133,7 @@ def _plate(public, number, moves):
     }
 
 
-def plate_words(prefix, p):
+def plate_words(prefix: str, p: dict[str, Any]) -> dict[str, Any]:
     """Adds to plate `p` what its markup says of it whoever reads it: its marks (classes),
     its accessible name around the reader's role, and the one word for its state."""
     marks = "".join(mark for mark, on in (
@@ -142,7 +153,7 @@ def plate_words(prefix, p):
     return p
 
 
-def _state(p):
+def _state(p: dict[str, Any]) -> str:
     """The one word under a plate's name: the first of these that holds."""
     for word, on in (("left", p["departed"]), ("out", p["out"]), ("to play", p["to_play"]),
                      ("has chosen", p["has_chosen"]), ("choosing…", p["choosing"]),
@@ -153,12 +164,12 @@ def _state(p):
 
 
 @functools.lru_cache(maxsize=8192)
-def render_plate(items):
+def render_plate(items: tuple[tuple[str, Any], ...]) -> str:
     """A plate's markup with its reader's places as markers (table_parts.html, plate)."""
     return str(render.parts().plate(dict(items)))
 
 
-def teams(public):
+def teams(public: "PublicTable") -> list[dict[str, Any]]:
     """Each team's shape, score and members, as the status bar and the result show them."""
     view, n, half = public.view, public.players, public.half
     return [
@@ -169,14 +180,14 @@ def teams(public):
     ]
 
 
-def scores_key(view, half):
+def scores_key(view: SeatView, half: int) -> ScoresKey:
     """What the status bar's scores are drawn from: the key of `scores`'s cache."""
     return tuple((t, TEAM_SHAPES[t], view["scores"][t], view["departed"][t])
                  for t in range(half))
 
 
 @functools.lru_cache(maxsize=1024)
-def scores(teams, yours):
+def scores(teams: ScoresKey, yours: int | None) -> Markup:
     """The status bar's score of each team, for a reader of team `yours` (None: of none)."""
     return render.parts().scores(
         [{"team": t, "shape": shape, "score": score, "departed": departed}

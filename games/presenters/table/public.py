@@ -2,16 +2,21 @@
 most once (the plates, the direction and the piles, the status bar's round and scores, the
 round's result), from the public view `view(None)` and the seats only."""
 
+from collections.abc import Sequence
+from typing import Any
+
 from django.urls import get_script_prefix
 from django.utils.functional import cached_property
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
+from markupsafe import Markup
 
-from games.models import Game, Seat
+from games import engine
+from games.models import Game, GameEvent, Seat
 from games.presenters import ratings as rating_views
 from games.presenters.describe import seat_names
 from games.presenters.table import pile, plates, render, status
 from games.presenters.table import result as outcome
-from games.store import spectators
+from games.store import EventRow, spectators
 
 
 class PublicTable:
@@ -29,7 +34,10 @@ class PublicTable:
     the ratings alone.
     """
 
-    def __init__(self, game, state, seats, rows):
+    def __init__(
+        self, game: Game, state: engine.GameState, seats: Sequence[Seat],
+        rows: Sequence[EventRow | GameEvent],
+    ) -> None:
         self.game, self.state, self.seats, self.rows = game, state, seats, rows
         self.view = view = state.view(None)
         self.players = game.players
@@ -40,7 +48,8 @@ class PublicTable:
         self.log_names = seat_names(seats)
         self.log_names_key = tuple(self.log_names.items())
         self.bots = {s.number for s in seats if s.is_bot}
-        self.bot_accounts = {s.number for s in seats if s.user_id and s.user.is_bot}
+        self.bot_accounts = {
+            s.number for s in seats if s.user_id and s.user is not None and s.user.is_bot}
         self.names = {
             number: name if number in self.bots else name + plates.stand_in_note(game, number)
             for number, name in self.log_names.items()
@@ -54,26 +63,28 @@ class PublicTable:
         self.picked = set(view.get("picked") or [])
         self.teams = plates.teams(self)
         self._scores_key = plates.scores_key(view, half)
-        self._slotted, self._plates = {}, {}  # this position's plates: see plate()
+        # This position's plates: see plate().
+        self._slotted: dict[int, str] = {}
+        self._plates: dict[tuple[int, str | None], SafeString] = {}
 
-    def name(self, number):
+    def name(self, number: int) -> str:
         return self.names.get(number, f"Seat {number + 1}")
 
     # --- what it reads ------------------------------------------------------------------------
 
     @cached_property
-    def watching(self):
+    def watching(self) -> int | None:
         """How many watch (a read of the cache, Redis in production), or None if nobody may."""
         return spectators.count(self.game.pk) if self.game.spectators else None
 
     @cached_property
-    def ratings(self):
+    def ratings(self) -> dict[int, str]:
         """A rated game's plates carry each person's rating (a casual game, which every
         game with a bot is, reads nothing)."""
         return rating_views.plate_ratings(self.game, self.seats) if self.game.rated else {}
 
     @cached_property
-    def rematch(self):
+    def rematch(self) -> int | None:
         """Play again: the open table a player of this finished game opened after it."""
         if self.game.status != Game.Status.FINISHED:
             return None
@@ -81,7 +92,7 @@ class PublicTable:
                 .values_list("pk", flat=True).first())
 
     @cached_property
-    def rematch_held(self):
+    def rematch_held(self) -> set[int]:
         """...and the seats it still holds for their people, who may decline them there."""
         if not self.rematch:
             return set()
@@ -91,10 +102,10 @@ class PublicTable:
     # --- the seats ----------------------------------------------------------------------------
 
     @cached_property
-    def plate_data(self):
+    def plate_data(self) -> list[dict[str, Any]]:
         return plates.plate_data(self)
 
-    def plate(self, number, role=None):
+    def plate(self, number: int, role: str | None = None) -> SafeString:
         """Seat `number`'s plate for a reader whose seat it is (`role` "you"), whose
         partner's it is ("partner"), or neither (None): rendered once per push with its
         reader's places as markers, which are filled in here for each role."""
@@ -108,7 +119,7 @@ class PublicTable:
             found = self._plates[key] = render.fill_slots(slotted, role)
         return found
 
-    def plates_for(self, seat):
+    def plates_for(self, seat: int | None) -> SafeString:
         """Every plate in seat order, as reader `seat` (None: a spectator) sees them."""
         partner = None if seat is None else (seat + self.half) % self.players
         return mark_safe("".join(
@@ -117,29 +128,29 @@ class PublicTable:
             for number in range(self.players)
         ))
 
-    def scores(self, yours):
+    def scores(self, yours: int | None) -> Markup:
         """The status bar's score of each team, for a reader of team `yours` (None: of none)."""
         return plates.scores(self._scores_key, yours)
 
     # --- the status bar, the middle of the felt, the result -----------------------------------
 
     @cached_property
-    def deal_commitment(self):
+    def deal_commitment(self) -> str:
         """Once per push, like the rest of what every reader sees alike."""
         return status.deal_commitment(self.game, self.view)
 
     @cached_property
-    def round_line(self):
+    def round_line(self) -> Markup:
         return status.round_line(self)
 
     @cached_property
-    def direction(self):
+    def direction(self) -> Markup:
         return pile.direction(self.view)
 
     @cached_property
-    def centre(self):
+    def centre(self) -> Markup:
         return pile.centre(self.view)
 
     @cached_property
-    def result(self):
+    def result(self) -> Markup:
         return outcome.result(self)

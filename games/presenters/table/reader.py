@@ -3,13 +3,20 @@ hand, the status line, the move log, their own and their partner's plate) put to
 what every reader sees alike (public.py)."""
 
 import secrets
+from collections.abc import Sequence
+from typing import Any
 
-from games import store
+from games import engine, store
+from games.models import Game, GameEvent, Seat
 from games.presenters.table import hand, log, render, status
 from games.presenters.table.public import PublicTable
 
 
-def table_context(game, seat, *, state=None, rows=None, seats=None, public=None):
+def table_context(
+    game: Game, seat: int | None, *, state: engine.GameState | None = None,
+    rows: Sequence[store.EventRow | GameEvent] | None = None,
+    seats: Sequence[Seat] | None = None, public: PublicTable | None = None,
+) -> dict[str, Any]:
     """Everything the table template needs for `seat` (None: a spectator).
 
     `public` is the position's PublicTable when the caller renders several readers of it
@@ -40,7 +47,10 @@ def table_context(game, seat, *, state=None, rows=None, seats=None, public=None)
     }
 
 
-def _reads(game, state, seats, rows):
+def _reads(
+    game: Game, state: engine.GameState | None, seats: Sequence[Seat] | None,
+    rows: Sequence[store.EventRow | GameEvent] | None,
+) -> tuple[engine.GameState, Sequence[Seat], Sequence[store.EventRow | GameEvent]]:
     """(state, seats, rows) of a page or a resync: what the caller did not hand over is read."""
     if state is None:
         state = store.load_state(game)

@@ -7,25 +7,34 @@ every push. Nothing here decides what a reader sees.
 """
 
 import functools
+from collections.abc import Mapping
+from typing import Any, Protocol, cast
 
+from django.http import HttpRequest
 from django.template import engines
+from django.template.backends.jinja2 import Jinja2
 from django.template.backends.utils import csrf_input_lazy
 from django.urls import reverse
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
+from jinja2 import Environment, Template
+from markupsafe import Markup
+
+from games.engine.types import SeatView
 
 
-def _jinja():
+def _jinja() -> Environment:
     """The Jinja2 environment (settings.TEMPLATES, config/jinja2.py) the table's live parts
     are rendered with: they are rendered for every move of every table, and Jinja2 compiles a
     template to Python where Django's engine walks its nodes on every render (docs/table.md,
     "Templates")."""
-    return engines["jinja2"].env
+    env: Environment = cast(Jinja2, engines["jinja2"]).env  # settings.TEMPLATES' "jinja2"
+    return env
 
 
-_loaded = {}  # template name -> (environment, template): see template
+_loaded: dict[str, tuple[Environment, Template]] = {}  # name -> (environment, template)
 
 
-def template(name):
+def template(name: str) -> Template:
     """A template of the Jinja2 environment, looked up once per process unless the
     environment reloads changed files (DEBUG): Jinja2's get_template takes a lock and
     reorders its cache on every call, and the table's macros are called a dozen times a
@@ -39,13 +48,33 @@ def template(name):
     return found[1]
 
 
-def parts():
+class TableParts(Protocol):
+    """The macros of templates/jinja2/games/table_parts.html that the pieces call, as a
+    TemplateModule holds them: attributes it gets when the template runs, which only this
+    protocol names for mypy. Each gives autoescaped markup."""
+
+    def plate_slot(self, name: str, role: str | None) -> Markup: ...
+    def plate(self, p: Mapping[str, Any]) -> Markup: ...
+    def scores(self, teams: list[dict[str, Any]], yours: int | None) -> Markup: ...
+    def round_line(self, view: SeatView, target_score: int | None, deal_commitment: str,
+                   verify_url: str | None, finished: bool) -> Markup: ...
+    def direction(self, view: SeatView) -> Markup: ...
+    def centre(self, view: SeatView, top: Mapping[str, Any] | None, color_name: str | None,
+               color_symbol: str | None, discard_count: int, discard_html: str) -> Markup: ...
+    def colour_choice(self, wild: Mapping[str, Any], colors: list[dict[str, str]]) -> Markup: ...
+    def hand_card(self, card: Mapping[str, Any], mode: str | None) -> Markup: ...
+    def result(self, c: Mapping[str, Any]) -> Markup: ...
+
+
+def parts() -> TableParts:
     """templates/jinja2/games/table_parts.html's macros. The pieces call it through this
     module (`render.parts()`), so that a test counting the macros' calls sees them all."""
-    return template("games/table_parts.html").module
+    return cast(TableParts, template("games/table_parts.html").module)
 
 
-def render_fragments(context, request=None):
+def render_fragments(
+    context: Mapping[str, Any], request: HttpRequest | None = None
+) -> SafeString:
     """The live fragments as one HTML string of out-of-band swaps (stable ids): the push, the
     resync and the page itself (games/table.html places it) render them here. A push has no
     request, so its forms carry no CSRF field: table.js sends moves on the socket, and a
@@ -63,13 +92,13 @@ PLATE_SLOTS = ("class", "label-name", "label-team", "band", "tag")
 
 
 @functools.lru_cache(maxsize=8)
-def slot_fills(role):
+def slot_fills(role: str | None) -> list[tuple[str, str]]:
     """[(marker, what fills it)] for a reader of `role`: the same for every plate."""
     macros = parts()
     return [(f"<slot:{name}>", str(macros.plate_slot(name, role))) for name in PLATE_SLOTS]
 
 
-def fill_slots(slotted, role):
+def fill_slots(slotted: str, role: str | None) -> SafeString:
     for marker, fill in slot_fills(role):
         slotted = slotted.replace(marker, fill)
     return mark_safe(slotted)
@@ -81,17 +110,17 @@ def fill_slots(slotted, role):
 
 
 @functools.lru_cache(maxsize=4096)
-def act_url(prefix, game_id):
+def act_url(prefix: str, game_id: int) -> str:
     """The move form's address."""
     return reverse("games:act", args=[game_id])
 
 
 @functools.lru_cache(maxsize=4096)
-def verify_url(prefix, game_id):
+def verify_url(prefix: str, game_id: int) -> str:
     """The deal commitment's link, on every push."""
     return reverse("history:verify", args=[game_id])
 
 
 @functools.lru_cache(maxsize=64)
-def rules_url(prefix):
+def rules_url(prefix: str) -> str:
     return reverse("rules")

@@ -1,18 +1,25 @@
 """The round's result and, at the end, the game's: every hand left and its points, the
 ranking, the rating changes and the links that follow a finished game."""
 
+from typing import TYPE_CHECKING, Any
+
 from django.template.loader import render_to_string
 from django.urls import reverse
+from markupsafe import Markup
 
 from games import engine
-from games.models import TEAM_SHAPES
+from games.engine.types import RoundResult, SeatView
+from games.models import TEAM_SHAPES, Game
 from games.presenters import fairness
 from games.presenters import ratings as rating_views
 from games.presenters.cards import card_face
 from games.presenters.table import render
 
+if TYPE_CHECKING:  # public.py imports this module for the result
+    from games.presenters.table.public import PublicTable
 
-def result(public):
+
+def result(public: "PublicTable") -> Markup:
     """The result fragment, alike for every reader (table_parts.html, result)."""
     view, game = public.view, public.game
     outcome = view.get("round_over") or view.get("last_round")
@@ -30,7 +37,7 @@ def result(public):
     })
 
 
-def _hands(public, outcome):
+def _hands(public: "PublicTable", outcome: RoundResult | None) -> list[dict[str, Any]]:
     """Every seat's hand at the end of the round and what it counts against them."""
     half = public.half
     return [
@@ -44,18 +51,19 @@ def _hands(public, outcome):
     ]
 
 
-def _ranking(view, teams):
+def _ranking(view: SeatView, teams: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The teams in their final places, once the game is over (else [])."""
-    if not view.get("game_over"):
+    over = view.get("game_over")
+    if not over:
         return []
     return [
         {"team": team, "rank": rank, "shape": TEAM_SHAPES[team],
          "members": teams[team]["members"], "score": view["scores"][team]}
-        for team, rank in view["game_over"]["ranking"]
+        for team, rank in over["ranking"]
     ]
 
 
-def _rating_changes(game):
+def _rating_changes(game: Game) -> str:
     """The ratings' own Django template: shown once a game, not worth a copy."""
     changes = rating_views.rating_changes(game) if game.rated else []
     # A game played as rated that moved no rating says why (games.actions.ratings).

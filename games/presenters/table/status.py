@@ -2,16 +2,26 @@
 and one reader's line under it: whose turn it is, who is still deciding, who watches, the
 time left, and the warnings of their own and their partner's clock."""
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from games.engine.types import SeatView
+from games.models import Game
 from games.presenters import fairness
 from games.presenters.table import render
 
+if TYPE_CHECKING:  # public.py imports this module for its status bar
+    from games.presenters.table.public import PublicTable
 
-def deal_commitment(game, view):
+
+def deal_commitment(game: Game, view: SeatView) -> str:
     """Public from the deal on: an HMAC keyed by the secret, which stays on the server."""
     return fairness.commitment(game.pk, view["round"], game.seed, game.deal_secret)
 
 
-def round_line(public):
+def round_line(public: "PublicTable") -> Markup:
     """The status bar's round, target and deal commitment: alike for every reader."""
     commitment = public.deal_commitment
     return render.parts().round_line(
@@ -20,7 +30,9 @@ def round_line(public):
         public.finished)
 
 
-def reader_status(game, seat, view, public):
+def reader_status(
+    game: Game, seat: int | None, view: SeatView, public: "PublicTable"
+) -> dict[str, Any]:
     """The keys of the status line (and of the hand's note on who is still choosing) for
     reader `seat` (None: a spectator)."""
     finished, names = public.finished, public.names
@@ -40,16 +52,19 @@ def reader_status(game, seat, view, public):
     }
 
 
-def _turn_name(view, seat, finished, names):
-    if view.get("turn") is None or finished:
+def _turn_name(
+    view: SeatView, seat: int | None, finished: bool, names: Mapping[int, str]
+) -> str | None:
+    turn = view.get("turn")
+    if turn is None or finished:
         return None
-    return "You" if view["turn"] == seat else names.get(view["turn"])
+    return "You" if turn == seat else names.get(turn)
 
 
-def _clock_warnings(game, seat, public):
+def _clock_warnings(game: Game, seat: int, public: "PublicTable") -> dict[str, dict[str, Any]]:
     """The reader's own clock and their partner's: the page warns them both when either runs
     low (a spectator and the other players see it on the plate only; docs/table.md)."""
-    warnings = {}
+    warnings: dict[str, dict[str, Any]] = {}
     partner = (seat + public.half) % public.players
     for number, role in ((seat, "you"), (partner, "partner")):
         plate = public.plate_data[number]
