@@ -31,7 +31,7 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from accounts import bot_tokens
 from games import act_frames, push

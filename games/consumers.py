@@ -41,11 +41,12 @@ from django.utils import timezone
 
 from accounts import activity
 from games import act_frames, push
-from games.push import local, redis_batch
-from games.push.coalesce import Coalesced
 from games.actions import access, chat, presence, seat_door
 from games.models import Game
-from games.presenters import chat as chat_views, mine
+from games.presenters import chat as chat_views
+from games.presenters import mine
+from games.push import local, redis_batch
+from games.push.coalesce import Coalesced
 from games.store import spectators
 
 log = logging.getLogger(__name__)

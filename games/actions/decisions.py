@@ -12,16 +12,27 @@ import functools
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ParamSpec, TypeVar, cast
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from games import effects, engine, metrics, store
 from games.actions import clock, ratings
+from games.engine import GameState
+from games.engine.types import Action, Event, SeatView
 from games.models import Game, GameEvent, GameSnapshot
 from games.store import seats
+
+P = ParamSpec("P")
+R = TypeVar("R")
+# A decision made on the state the door loads (a missed deadline's): it returns the action.
+Decide = Callable[[Game, GameState, seats.SeatChanges], Action | None]
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +69,7 @@ BOT_FOR_GOOD = ("A bot plays your seat for the rest of this game after three mis
                 "so your move was not made.")
 
 
-def _check_holder(holder, user, now):
+def _check_holder(holder: store.SeatHolder | None, user: AbstractBaseUser, now: datetime) -> None:
     """Under the game's lock: `user` holds the seat now and may play. A socket's user is the
     one loaded when it connected, and a moderator may have moved the seat or the account on
     since then; what counts is the rows as they are now."""
@@ -79,12 +90,12 @@ NOT_SAVED = ("The server lost its connection to the game's database, so your mov
              "saved. Nothing changed: please try again.")
 
 
-def _refused_on_database_loss(function):
+def _refused_on_database_loss(function: Callable[P, R]) -> Callable[P, R]:
     """A lost or failed database connection becomes a DecisionNotSaved with a message fit to
     show (tests/faults/test_database_lost.py), instead of a server error."""
 
     @functools.wraps(function)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return function(*args, **kwargs)
         except (OperationalError, InterfaceError) as exc:
@@ -106,13 +117,13 @@ _REFUSAL_REASON = {
 }
 
 
-def _measured(function):
+def _measured(function: Callable[P, "DecisionResult"]) -> Callable[P, "DecisionResult"]:
     """Counts each decision in the site's metrics (games.metrics): applied, by actor, with
     the time of the whole call (its push and task sends after the commit included), or
     refused, by reason. A key used again (`replayed`) wrote nothing and counts as neither."""
 
     @functools.wraps(function)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> "DecisionResult":
         started = time.perf_counter()
         try:
             result = function(*args, **kwargs)
@@ -132,29 +143,30 @@ class DecisionResult:
     replayed: bool  # True: this key was already used, `event` is the first result
     # The game row as this decision left it (read under its lock, brought up to date by
     # the write), for a caller that goes on with the game: the time-outs of one sweep.
-    game: Game | None = field(default=None, compare=False, repr=False)
+    game: Game = field(compare=False, repr=False)
 
 
-def pending_seats(state, spectator_view=None):
+def pending_seats(state: GameState, spectator_view: SeatView | None = None) -> list[int]:
     """Seats that have something to decide now, in seat order (`spectator_view`: the state's
     `view(None)`, when the caller has it already)."""
     if spectator_view is None:
         spectator_view = state.view(None)
     candidates = set(spectator_view.get("waiting_on") or [])
-    if spectator_view.get("turn") is not None:
-        candidates.add(spectator_view["turn"])
+    turn = spectator_view.get("turn")
+    if turn is not None:
+        candidates.add(turn)
     return [
         s for s in sorted(candidates)
         if state.legal_actions(s) or state.view(s).get("must_give")
     ]
 
 
-def _seat_number(seat):
+def _seat_number(seat: object) -> bool:
     """A value that may stand for a seat in SQL (the table's size is checked later)."""
     return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 16
 
 
-def _check_input(game_seat_count, seat, action, actor):
+def _check_input(game_seat_count: int, seat: object, action: object, actor: str) -> None:
     """The actor, the seat and the action's shape (a function deciding it: checked later)."""
     if actor not in GameEvent.Actor.values:
         raise ValueError(f"unknown actor {actor!r}")
@@ -164,15 +176,18 @@ def _check_input(game_seat_count, seat, action, actor):
         _check_action(action)
 
 
-def _check_action(action):
+def _check_action(action: object) -> Action:
+    """`action` if it has a move's type at least (the engine judges the rest)."""
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise IllegalDecision("That is not a move: an action needs a type.")
+    return cast(Action, action)
 
 
 @_measured
 @_refused_on_database_loss
-def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=None,
-                   expected_seq=None):
+def apply_decision(game_id: int, seat: int, action: Action | Decide, actor: str, *,
+                   user: AbstractBaseUser | None = None, idempotency_key: str | None = None,
+                   expected_seq: int | None = None) -> "DecisionResult":
     """Applies one decision of `seat` and returns a DecisionResult.
 
     In one transaction: lock the game row (select_for_update), check that
@@ -208,13 +223,12 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         # locking SELECT would not).
         game, prior, holder = store.lock_game(
             game_id, idempotency_key, seat if user is not None and _seat_number(seat) else None)
-        decide = action if callable(action) else None
         _check_input(game.players, seat, action, actor)
         if user is not None:
             _check_holder(holder, user, timezone.now())
         if idempotency_key:
             if prior is not None:
-                if prior.seat != seat or (decide is None and prior.action != action):
+                if prior.seat != seat or (not callable(action) and prior.action != action):
                     raise IdempotencyConflict("This submission was already used for another move.")
                 return DecisionResult(prior, replayed=True, game=game)
         if game.status != Game.Status.ACTIVE:
@@ -224,25 +238,26 @@ def apply_decision(game_id, seat, action, actor, *, user=None, idempotency_key=N
         if actor == GameEvent.Actor.PERSON and seats.for_good(game, seat):
             raise SeatTakenOver(BOT_FOR_GOOD)
         state = store.load_state(game)
-        columns = {}
+        columns: dict[str, Any] = {}
         try:
-            if decide is not None:
+            if callable(action):
                 changes = seats.SeatChanges(game)
-                action = decide(game, state, changes)
-                _check_action(action)
-                columns = changes.columns()
+                move = _check_action(action(game, state, changes))
+                columns = dict(changes.columns())
                 changes.apply()
-            events = state.act(seat, action)
+            else:
+                move = action
+            events = state.act(seat, move)
         except engine.IllegalAction as exc:
             raise IllegalDecision(str(exc)) from exc
         event = _record(
-            game, state, kind=action["type"], seat=seat, actor=actor, user=user,
-            action=action, events=events, idempotency_key=idempotency_key, columns=columns,
+            game, state, kind=move["type"], seat=seat, actor=actor, user=user,
+            action=move, events=events, idempotency_key=idempotency_key, columns=columns,
         )
     return DecisionResult(event, replayed=False, game=game)
 
 
-def start_game(game_id):
+def start_game(game_id: int) -> GameEvent:
     """Deals a full open table: status becomes active and the next event (1, unless a
     moderator acted on the open table) is the deal.
 
@@ -271,15 +286,17 @@ def start_game(game_id):
         )
 
 
-def nothing_pending():
+def nothing_pending() -> dict[str, Any]:
     """The columns of a game that ended (finished or aborted): nobody to wait for, nothing
     for the sweep."""
     return {"turn": None, "waiting_on": [], "bot_due_at": None, "clocks": {},
             "deadline_at": None, "wake_at": None}
 
 
-def _record(game, state, *, kind, seat, actor, user, action, events, idempotency_key, now=None,
-            columns=None):
+def _record(game: Game, state: GameState, *, kind: str, seat: int | None, actor: str,
+            user: AbstractBaseUser | None, action: Action | None, events: list[Event],
+            idempotency_key: str | None, now: datetime | None = None,
+            columns: dict[str, Any] | None = None) -> GameEvent:
     """Appends the engine's event after game.last_seq and brings the snapshot, the clocks
     and the game's other columns up to date (with `columns`, the seats' columns the
     decision changed); schedules the bots that now have a decision.
@@ -320,7 +337,7 @@ def _record(game, state, *, kind, seat, actor, user, action, events, idempotency
     return event
 
 
-def bot_pace(game):
+def bot_pace(game: Game) -> dict[str, float]:
     """The `countdown` of a bot's move: in real time about BOT_PACE_MS (2/3 to 4/3 of it,
     so that bots do not move like clockwork), so that a person can see each move land;
     nothing in turn-by-turn games. The stalled-bot sweep waits BOT_STALL_SECONDS, far more."""
@@ -329,7 +346,9 @@ def bot_pace(game):
     return {"countdown": random.uniform(2 / 3, 4 / 3) * settings.BOT_PACE_MS / 1000}
 
 
-def append_note(game, *, kind, actor, user, seat, events, columns=None, now=None):
+def append_note(game: Game, *, kind: str, actor: str, user: AbstractBaseUser | None,
+                seat: int | None, events: list[Event], columns: dict[str, Any] | None = None,
+                now: datetime | None = None) -> GameEvent:
     """Appends an event that leaves the engine's state as it is (`action` None, so
     load_state and replays pass over it, as over the deal): a moderator's. `columns` are
     the game's columns that change with it; they are written with the event.
@@ -349,7 +368,8 @@ def append_note(game, *, kind, actor, user, seat, events, columns=None, now=None
                   columns=columns or {})
 
 
-def _write(game, seq, state, *, columns, **event):
+def _write(game: Game, seq: int, state: GameState | None, *, columns: dict[str, Any],
+           **event: Any) -> GameEvent:
     """The one write of a game's event: event `seq` (= game.last_seq + 1), `last_seq` and
     the game's `columns`, and the snapshot at `state` (None: a table not yet dealt, which
     has no snapshot), in one statement (games.store); `game` is brought up to date, before

@@ -1,15 +1,19 @@
 """The shape of a move as a person sends it, before the engine judges it."""
 
+from typing import cast
+
+from games.engine.types import Action
+
 ACTION_KEYS = {"type", "card", "color", "cards"}
 MAX_GIVE = 120  # more cards than any hand can hold
 MAX_KEY = 40  # a decision's key: the event row keeps it after a prefix of the sender's
 
 
-def _code(value):
+def _code(value: object) -> bool:
     return isinstance(value, str) and 0 < len(value) <= 8 and value.isalnum() and value.isascii()
 
 
-def clean_action(action):
+def clean_action(action: object) -> Action | None:
     """`action` if it has the shape of an engine action (the engine's contract), else None.
 
     The engine ignores keys it does not know and the event row keeps the action as
@@ -31,10 +35,10 @@ def clean_action(action):
         cards = action["cards"]
         if not isinstance(cards, list) or len(cards) > MAX_GIVE or not all(map(_code, cards)):
             return None
-    return action
+    return cast(Action, action)
 
 
-def clean_key(key):
+def clean_key(key: object) -> str | None:
     """The sender's key for a decision if it is one (1 to MAX_KEY printable characters),
     else None. The seat door (games.actions.seat_door) checks every key with this."""
     if isinstance(key, str) and 0 < len(key) <= MAX_KEY and key.isprintable():

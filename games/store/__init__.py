@@ -259,9 +259,10 @@ def _holder(row: Sequence[Any] | None) -> SeatHolder | None:
 def append(
     game: Game, *, seq: int, kind: str, seat: int | None, actor: str, user: User | None,
     action: Action | None, events: list[Event], idempotency_key: str | None, now: datetime,
-    columns: Mapping[str, Any], state: SnapshotDict,
+    columns: Mapping[str, Any], state: SnapshotDict | None,
 ) -> GameEvent:
-    """Appends event `seq`, sets the game's `columns` and the snapshot to `state` (a dict).
+    """Appends event `seq`, sets the game's `columns` and the snapshot to `state` (a dict;
+    None for a table not yet dealt, which has no snapshot row to set).
 
     Returns the new GameEvent. Must run inside the transaction that locked `game`.
     """
