@@ -2,12 +2,16 @@
 exact place, every time. Nothing of this is in the site: `tests.faults.run` installs the
 wrappers in the worker or Daphne a test starts with a fault, before the program runs.
 
-| point | wrapped | the process fails | detail |
-|---|---|---|---|
-| `decision.written` | games.store.append | once a decision's event, snapshot and columns are written, before the commit | the actor (bot, timeout, person...) |
-| `decision.committed` | decisions.apply_decision | once the decision is committed and its after-commit work done, before it returns (a task not yet acknowledged); not for a replayed key | the actor |
-| `email.claimed` | outbox.claim | once a player's due outbox rows are claimed (committed), before any email is sent | the kind of the first email claimed (turn, digest, reminder) |
-| `email.sent` | outbox.send_claimed | once the SMTP server took the email, before its rows are marked | the kind |
+- `decision.written` (wraps games.store.append): once a decision's event, snapshot and
+  columns are written, before the commit; detail: the actor (bot, timeout, person...).
+- `decision.committed` (wraps decisions.apply_decision): once the decision is committed and
+  its after-commit work done, before it returns (a task not yet acknowledged); not for a
+  replayed key; detail: the actor.
+- `email.claimed` (wraps outbox.claim): once a player's due outbox rows are claimed
+  (committed), before any email is sent; detail: the kind of the first email claimed (turn,
+  digest, reminder).
+- `email.sent` (wraps outbox.send_claimed): once the SMTP server took the email, before its
+  rows are marked; detail: the kind.
 
 A fault is `<point>` or `<point>:<detail>`, and fires once: the first process (of all that
 share the arm file, across restarts) that reaches it while the file exists removes the

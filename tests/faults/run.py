@@ -1,7 +1,8 @@
 """Runs a Celery worker or a Daphne with one fault point armed (tests/faults/points.py):
 
-    python -m tests.faults.run <point>[:<detail>] <kill|disconnect> <arm file> celery -A config worker ...
-    python -m tests.faults.run <point>[:<detail>] <kill|disconnect> <arm file> daphne ... config.asgi:application
+    python -m tests.faults.run <point>[:<detail>] <kill|disconnect> <arm file> <program> ...
+
+where `<program> ...` is `celery -A config worker ...` or `daphne ... config.asgi:application`.
 
 Django is set up and the wrappers installed first; the program then runs in this same
 process, so a worker's pool processes (forked from it) and Daphne's threads call the

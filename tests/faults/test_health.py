@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from games import store
 from games.models import Game
 from tests.conftest import make_started_game, make_user
-from tests.faults.conftest import session_cookie, wait_until
+from tests.faults.support import session_cookie, wait_until
 from tests.faults.test_two_daphnes import Player
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

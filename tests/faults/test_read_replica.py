@@ -23,7 +23,7 @@ from games.actions import decisions
 from games.models import Game, GameEvent
 from games.moderation.models import Report
 from tests.conftest import make_started_game, make_user
-from tests.faults.conftest import _NOT_INHERITED, ROOT, database_url, require_real_parts
+from tests.faults.support import _NOT_INHERITED, ROOT, database_url, require_real_parts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 

@@ -15,7 +15,7 @@ import websockets
 from games import store
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
-from tests.faults.conftest import session_cookie
+from tests.faults.support import session_cookie
 from tests.games.presenters.test_describe import MoveLog
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

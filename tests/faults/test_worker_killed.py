@@ -18,7 +18,7 @@ from django.utils import timezone
 from games import store
 from games.models import EmailOutbox, Game, GameEvent
 from tests.conftest import make_started_game, make_user
-from tests.faults.conftest import wait_until
+from tests.faults.support import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

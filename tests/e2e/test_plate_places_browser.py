@@ -7,7 +7,6 @@ import math
 import pytest
 from django.test import Client
 
-from tests.browser_support import chromium_browser  # noqa: F401 (a fixture)
 from tests.conftest import make_started_game, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -34,7 +33,7 @@ def expected_place(number, me, players):
 
 @pytest.mark.parametrize("players", [4, 6, 8])
 def test_every_reader_sees_themselves_at_the_bottom_and_the_others_clockwise(
-        live_server, chromium_browser, players):  # noqa: F811
+        live_server, chromium_browser, players):
     users = [make_user(f"b{players}-{n}", display_name=f"B{n}") for n in range(players)]
     watcher = make_user(f"w{players}")
     game = make_started_game(users, players=players, seed=30 + players, spectators=True)

@@ -12,7 +12,8 @@ from games import store
 from games.actions import decisions
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
-from tests.faults.conftest import page_for, wait_until
+from tests.e2e.faults.conftest import page_for
+from tests.faults.support import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -25,11 +25,10 @@ from django.core.management import call_command
 from games.models import Game
 from tests.conftest import PASSWORD, make_user
 from tests.e2e.test_table_browser import play_to_the_end
-from tests.faults.conftest import _port_open, free_port, wait_until
+from tests.faults.support import ROOT, free_port, port_open, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deploy.md"
 SECTION = "### nginx: TLS, static files and the websocket upgrade"
 PLACEHOLDERS = ("SERVER_NAME", "HTTPS_LISTEN", "HTTP_LISTEN", "DAPHNE_1", "DAPHNE_2",
@@ -45,8 +44,9 @@ def site_config(values):
     section = DOC.read_text().split(SECTION, 1)[1]
     block = re.search(r"```nginx\n(.*?)```", section, re.S).group(1)
     for name in PLACEHOLDERS:
-        assert "${%s}" % name in block, f"the doc's nginx block no longer uses ${{{name}}}"
-        block = block.replace("${%s}" % name, values[name])
+        placeholder = f"${{{name}}}"
+        assert placeholder in block, f"the doc's nginx block no longer uses {placeholder}"
+        block = block.replace(placeholder, values[name])
     assert "${" not in block, "the doc's nginx block has a placeholder this test does not fill"
     return block
 
@@ -140,17 +140,19 @@ def proxied_site(stack, tmp_path, settings):
                CSRF_COOKIE_SECURE="true", SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https",
                ALLOWED_HOSTS="localhost", CSRF_TRUSTED_ORIGINS=site.base, SITE_URL=site.base,
                LOGIN_RATE_IP_LIMIT="3", LOGIN_RATE_LIMIT="100")
-    daphnes = []
-    for name in ("daphne-1", "daphne-2"):
+
+    def daphne(name):
         port = free_port()
         # The doc's command, with Daphne's access log left on (its default) so that the
         # test can tell which Daphne served what.
         proc = stack.start(name, "daphne", ["--proxy-headers", "-b", "127.0.0.1", "-p",
                                             str(port), "config.asgi:application"], env)
-        wait_until(lambda: _port_open(port) or proc.poll() is not None, 30, f"{name} to listen",
+        wait_until(lambda: port_open(port) or proc.poll() is not None, 30, f"{name} to listen",
                    lambda: stack.log(name)[-3000:])
         assert proc.poll() is None, stack.log(name)[-3000:]
-        daphnes.append(f"127.0.0.1:{port}")
+        return f"127.0.0.1:{port}"
+
+    daphnes = [daphne("daphne-1"), daphne("daphne-2")]
 
     conf = site.directory / "wildcards.conf"
     conf.write_text(site_config({
@@ -165,7 +167,7 @@ def proxied_site(stack, tmp_path, settings):
                               str(errors), "-g", "daemon off;"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     try:
-        wait_until(lambda: _port_open(https_port) or proxy.poll() is not None, 30,
+        wait_until(lambda: port_open(https_port) or proxy.poll() is not None, 30,
                    "nginx to listen", lambda: errors.read_text() if errors.exists() else "")
         assert proxy.poll() is None, errors.read_text()
         yield site

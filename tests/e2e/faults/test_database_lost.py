@@ -16,7 +16,8 @@ from games import store
 from games.actions import decisions
 from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user
-from tests.faults.conftest import page_for, session_cookie, wait_until
+from tests.e2e.faults.conftest import page_for
+from tests.faults.support import session_cookie, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -52,7 +53,7 @@ async def _talk(url, cookie, messages):
     return replies
 
 
-def test_a_move_over_the_socket_whose_database_connection_dies_is_refused_clearly_and_stores_nothing(
+def test_a_socket_move_whose_database_connection_dies_is_refused_clearly_and_stores_nothing(
     stack
 ):
     (ana, *_), game = _four_people()

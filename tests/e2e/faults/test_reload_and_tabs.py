@@ -8,7 +8,7 @@ import pytest
 from games import store
 from games.models import Game
 from tests.conftest import make_started_game, make_user, play_one
-from tests.faults.conftest import page_for
+from tests.e2e.faults.conftest import page_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
