@@ -35,8 +35,7 @@ class AuditInline(admin.TabularInline):
     model = AccountAudit
     fk_name = "user"
     extra = 0
-    fields = ["created_at", "action", "until", "moderator", "reason"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "action", "until", "moderator", "reason")
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -52,8 +51,8 @@ class ApiTokenInline(admin.TabularInline):
 
     model = ApiToken
     extra = 0
-    fields = ["name", "prefix", "scope", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("name", "prefix", "scope", "created_at", "last_used_at",
+                                "revoked_at")
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -70,7 +69,8 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
     list_filter = [RestrictionFilter, "is_bot", *UserAdmin.list_filter]
     search_fields = ["username", "display_name", "email"]
     inlines = [AuditInline, ApiTokenInline]
-    fieldsets = UserAdmin.fieldsets + (
+    fieldsets = (
+        *(UserAdmin.fieldsets or ()),
         (
             "Profile",
             {

@@ -2,6 +2,7 @@ import zoneinfo
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm, UsernameField
+from django.db import models
 from django.utils.html import format_html, format_html_join
 
 from . import text
@@ -54,7 +55,9 @@ class LoginForm(AuthenticationForm):
 
 
 # The log-in form's own username field, with the length AuthenticationForm gives it.
-_LOGIN_NAME = UsernameField(max_length=User._meta.get_field(User.USERNAME_FIELD).max_length)
+_USERNAME = User._meta.get_field(User.USERNAME_FIELD)
+assert isinstance(_USERNAME, models.CharField)
+_LOGIN_NAME = UsernameField(max_length=_USERNAME.max_length)
 
 
 def login_name(raw):

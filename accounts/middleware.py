@@ -1,8 +1,8 @@
 import zoneinfo
 
-from accounts import activity
-
 from django.utils import timezone
+
+from accounts import activity
 
 
 class UserTimezoneMiddleware:

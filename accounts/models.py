@@ -15,7 +15,9 @@ class User(AbstractUser):
 
     # The attached address: where mail goes, and what makes an address taken. NULL for an
     # account whose sign-up named an address another account has (NULLs never collide).
-    email = models.EmailField("email address", unique=True, null=True, blank=True)
+    # django-stubs types AbstractUser.email as never NULL; here NULL is meant (above).
+    email = models.EmailField(  # type: ignore[assignment]
+        "email address", unique=True, null=True, blank=True)
     email_confirmed = models.BooleanField(default=False)
     # An address given but not attached until its owner follows the link sent there, so
     # naming an address, taken or free, changes nothing another person could notice.
@@ -52,7 +54,8 @@ class User(AbstractUser):
         help_text="A bot account: its seats are played by a program through the Bot API "
                   "(docs/bot-api.md).")
 
-    class Meta(AbstractUser.Meta):
+    # Django's docs extend the abstract user's Meta so; django-stubs does not declare it.
+    class Meta(AbstractUser.Meta):  # type: ignore[name-defined]
         # The moderators' account actions (suspend, ban, lift); changing a user's fields is
         # another power (games.moderation.staff).
         permissions = [("ban_user", "Can ban, suspend and lift accounts")]

@@ -359,10 +359,8 @@ class _Site:
             print(f"could not remove the Celery queue {self.queue}: {exc}")
 
 
-def _run(args, site, tables):
-    import psutil
-    from django.db import connection
-
+def _start_clients(args, site, tables):
+    """The client processes, each with its share of the tables: (pipes, processes)."""
     ctx = multiprocessing.get_context("spawn")
     shares = [tables[i::args.clients] for i in range(args.clients)]
     pipes, clients = [], []
@@ -374,6 +372,11 @@ def _run(args, site, tables):
         proc.start()
         pipes.append(mine)
         clients.append(proc)
+    return pipes, clients
+
+
+def _wait_open(args, pipes, tables):
+    """Waits for every client to open its sockets; exits when one could not."""
     opened = failed = 0
     first_failure = None
     for pipe in pipes:
@@ -387,6 +390,28 @@ def _run(args, site, tables):
           + (f", {failed} failed (first: {first_failure})" if failed else ""), flush=True)
     if failed:
         sys.exit(1)
+
+
+def _watched(site, clients):
+    """The processes whose CPU and memory the run reports, by name."""
+    import psutil
+
+    servers = {name: psutil.Process(child.pid) for name, child in site.children.items()}
+    redis = next((p for p in psutil.process_iter(["name"])
+                  if p.info["name"] == "redis-server"), None)
+    watched = dict(servers, **{f"client-{n + 1}": psutil.Process(c.pid)
+                               for n, c in enumerate(clients)})
+    if redis is not None:
+        watched["redis-server (shared)"] = redis
+    return watched
+
+
+def _run(args, site, tables):
+    import psutil
+    from django.db import connection
+
+    pipes, clients = _start_clients(args, site, tables)
+    _wait_open(args, pipes, tables)
     if not args.echo:
         # The deal started each table's first clocks while the other tables were being set
         # up and the pages opened (at 200 tables, half a move's time or more): a seat would
@@ -398,11 +423,7 @@ def _run(args, site, tables):
     window = (start + args.warmup, start + args.warmup + args.duration)
     for pipe in pipes:
         pipe.send(("go", start, window))
-    servers = {name: psutil.Process(child.pid) for name, child in site.children.items()}
-    redis = next((p for p in psutil.process_iter(["name"]) if p.info["name"] == "redis-server"), None)
-    watched = dict(servers, **{f"client-{n + 1}": psutil.Process(c.pid) for n, c in enumerate(clients)})
-    if redis is not None:
-        watched["redis-server (shared)"] = redis
+    watched = _watched(site, clients)
     time.sleep(max(0.0, window[0] - time.monotonic()))
     cpu_before = {name: _cpu(p) for name, p in watched.items()}
     machine_before = psutil.cpu_times()
@@ -465,18 +486,21 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
     resyncs = sum(r["resyncs"] for r in results)
     late = sum(r["late"] for r in results)
     what = "echo" if args.echo else "game"
-    print(f"{what}: tables={args.tables} players={args.players} sockets={args.tables * args.players} "
-          f"pace={args.pace}s {args.server}s={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
+    print(f"{what}: tables={args.tables} players={args.players} "
+          f"sockets={args.tables * args.players} pace={args.pace}s "
+          f"{args.server}s={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
           f"window={args.duration:.0f}s after {args.warmup:.0f}s warm-up")
     unit = "echoes" if args.echo else "decisions"
     print(f"  {unit}/s: {decided / args.duration:.1f} ({decided} in the window)")
     stats = summarize(latencies)
     if stats:
-        print(f"  latency, action -> every seat has it (n={stats['n']}): median {stats['median']:.1f} ms, "
-              f"p95 {stats['p95']:.1f} ms, p99 {stats['p99']:.1f} ms, max {stats['max']:.1f} ms")
+        print(f"  latency, action -> every seat has it (n={stats['n']}): "
+              f"median {stats['median']:.1f} ms, p95 {stats['p95']:.1f} ms, "
+              f"p99 {stats['p99']:.1f} ms, max {stats['max']:.1f} ms")
     else:
         print("  latency: no measurement")
-    print(f"  errors: {error_count}" + ("" if args.echo else f" (HTTP resyncs: {resyncs}; pushes that came after a newer one: {late})"))
+    print(f"  errors: {error_count}" + ("" if args.echo else (
+        f" (HTTP resyncs: {resyncs}; pushes that came after a newer one: {late})")))
     for line in errors[:10]:
         print("   ", line)
     if dead:
@@ -633,7 +657,7 @@ class _GameTable:
                     break
                 try:
                     payload = await asyncio.wait_for(ws.recv(), timeout)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
                 now = time.monotonic()
                 msg = json.loads(payload)
@@ -735,7 +759,7 @@ class _GameTable:
         await self.sockets[seat].send(json.dumps({"type": "act", "action": action, "key": key}))
         try:
             msg = await asyncio.wait_for(answer, REACH_TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.answers.pop(key, None)
             if counted:
                 self.c.error(f"table {self.game_id} seat {seat}: no answer to {action}")
@@ -758,7 +782,7 @@ class _GameTable:
             self.waiters.append((seq, waiter))
             try:
                 when = await asyncio.wait_for(waiter, REACH_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if counted:
                     self.c.error(f"table {self.game_id} event {seq}: not on every page after "
                                  f"{REACH_TIMEOUT:.0f} s (pages show {self.shown})")
@@ -799,7 +823,7 @@ class _EchoTable:
                 json.dumps({"type": "echo", "id": n, "pad": self.c.pad}))
             try:
                 when = await asyncio.wait_for(done, REACH_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if self.c.in_window(sent):
                     self.c.error(f"room {self.game_id} echo {n}: not on every socket after "
                                  f"{REACH_TIMEOUT:.0f} s")
@@ -818,7 +842,7 @@ class _EchoTable:
                     break
                 try:
                     payload = await asyncio.wait_for(ws.recv(), timeout)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
                 now = time.monotonic()
                 msg = json.loads(payload)

@@ -22,6 +22,7 @@ import ipaddress
 import logging
 import os
 import threading
+from typing import Any
 
 import redis
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -75,7 +76,7 @@ def _database():
         probe.close()
 
 
-_redis_clients = {}
+_redis_clients: dict[str, Any] = {}
 _redis_lock = threading.Lock()
 
 

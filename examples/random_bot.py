@@ -144,6 +144,18 @@ async def play(api, game, seat):
         await asyncio.sleep(1)
 
 
+async def look_around(api, call, listed, playing):
+    """Accepts every invitation, and starts playing each seat not yet in `playing`."""
+    for invitation in await listed("/invitations"):
+        status, answer = await call("POST", f"/invitations/{invitation['id']}/accept")
+        print(f"invitation {invitation['id']} to game {invitation['game']} seat "
+              f"{invitation['seat']}: {status} {answer}", flush=True)
+    for seat in await listed("/seats"):
+        if seat["game"] not in playing:
+            print(f"game {seat['game']}: seated at {seat['seat']}", flush=True)
+            playing[seat["game"]] = asyncio.create_task(play(api, seat["game"], seat["seat"]))
+
+
 async def main(args):
     api = Api(args.url, args.token)
 
@@ -169,15 +181,7 @@ async def main(args):
         every = args.poll_playing if len(results) < len(playing) else args.poll
         if looked is None or time.monotonic() - looked >= every:
             looked = time.monotonic()
-            for invitation in await listed("/invitations"):
-                status, answer = await call("POST", f"/invitations/{invitation['id']}/accept")
-                print(f"invitation {invitation['id']} to game {invitation['game']} seat "
-                      f"{invitation['seat']}: {status} {answer}", flush=True)
-            for seat in await listed("/seats"):
-                if seat["game"] not in playing:
-                    print(f"game {seat['game']}: seated at {seat['seat']}", flush=True)
-                    playing[seat["game"]] = asyncio.create_task(
-                        play(api, seat["game"], seat["seat"]))
+            await look_around(api, call, listed, playing)
         for game, task in list(playing.items()):
             if task.done():
                 results[game] = task.result()

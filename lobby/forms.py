@@ -13,7 +13,10 @@ class TableForm(forms.ModelForm):
     rated = forms.TypedChoiceField(
         choices=[("rated", "Rated: the result moves each player's rating"),
                  ("casual", "Casual: no rating changes")],
-        coerce=lambda value: value == "rated", empty_value=False, initial="casual",
+        coerce=lambda value: value == "rated",
+        # Any value may stand for "no choice"; django-stubs allows only a string or None.
+        empty_value=False,  # type: ignore[arg-type]
+        initial="casual",
         required=False, widget=forms.RadioSelect, label="Rated or casual")
 
     class Meta:

@@ -54,16 +54,16 @@ def fit(data, ridge=1.0, iterations=12):
         grad = [-ridge * x for x in w]
         hess = [[(ridge if i == j else 0.0) for j in range(k)] for i in range(k)]
         for fs, y in data:
-            scores = [sum(wi * xi for wi, xi in zip(w, f)) for f in fs]
+            scores = [sum(wi * xi for wi, xi in zip(w, f, strict=True)) for f in fs]
             top = max(scores)
             es = [math.exp(s - top) for s in scores]
             z = sum(es)
             ps = [e / z for e in es]
-            mean = [sum(p * f[j] for p, f in zip(ps, fs)) for j in range(k)]
+            mean = [sum(p * f[j] for p, f in zip(ps, fs, strict=True)) for j in range(k)]
             fy = fs[y]
             for j in range(k):
                 grad[j] += fy[j] - mean[j]
-            for p, f in zip(ps, fs):
+            for p, f in zip(ps, fs, strict=True):
                 for i in range(k):
                     pfi = p * f[i]
                     if pfi:
@@ -76,7 +76,7 @@ def fit(data, ridge=1.0, iterations=12):
                 for j in range(k):
                     row[j] -= mi * mean[j]
         step = _solve(hess, grad)
-        w = [wi + si for wi, si in zip(w, step)]
+        w = [wi + si for wi, si in zip(w, step, strict=True)]
         if max(abs(s) for s in step) < 1e-6:
             break
     return w
@@ -109,7 +109,7 @@ def log_loss(data, prob):
 
 def _logit(weights):
     def prob(fs, y):
-        scores = [sum(w * x for w, x in zip(weights, f)) for f in fs]
+        scores = [sum(w * x for w, x in zip(weights, f, strict=True)) for f in fs]
         top = max(scores)
         es = [math.exp(s - top) for s in scores]
         return es[y] / sum(es)
@@ -134,7 +134,7 @@ def main(argv=None):
         (held if i % 2 else train).append((fs, y))
     w = fit(train)
     print(f"positions: {len(train)} to fit, {len(held)} held out", flush=True)
-    for name, x in zip(FEATURES, w):
+    for name, x in zip(FEATURES, w, strict=True):
         print(f"  {name}: {x:+.4f}")
     print(f"WEIGHTS[{o.players}] = ({', '.join(f'{x:.4f}' for x in w)})")
     coin = sum(math.log(len(fs)) for fs, _ in held) / len(held)

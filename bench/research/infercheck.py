@@ -108,7 +108,7 @@ def pool_error(view, mem, trails, true_hands, size, rng):
         truth = Counter(_cls(c) for c in true_hands[s])
         mean_u = Counter()
         mean_w = Counter()
-        for h, w in zip(worlds, weights):
+        for h, w in zip(worlds, weights, strict=True):
             for c in h[s]:
                 mean_u[_cls(c)] += 1.0 / size
                 mean_w[_cls(c)] += w / total

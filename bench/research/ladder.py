@@ -226,7 +226,7 @@ def _names(infer):
     return ",".join(sorted(infer)) or "none"
 
 
-def main(argv=None):
+def _parser():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, required=True)
     ap.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
@@ -258,9 +258,11 @@ def main(argv=None):
     ap.add_argument("--rotate", choices=("pair", "full"), default="pair")
     ap.add_argument("A", choices=CHOICES)
     ap.add_argument("B", choices=CHOICES)
-    o = ap.parse_args(argv)
-    options = Options(players=o.players, stacking=o.stacking,
-                      final_card_penalty=not o.no_final_card_penalty, target_score=o.target)
+    return ap
+
+
+def _budget(o):
+    """The search budget: the site's for this table size, with the knobs given changed."""
     site = site_budget(o.players)
     horizon = o.horizon or site.horizon
     knobs = dict(horizon=horizon, score=o.score or site.score,
@@ -272,12 +274,19 @@ def main(argv=None):
                  explore=site.explore if o.explore is None else o.explore,
                  searched=o.searched or site.searched)
     if o.seconds is not None:
-        budget = Budget(seconds=o.seconds, **knobs)
-    elif o.rollouts is not None:
-        budget = Budget(rollouts=o.rollouts, **knobs)
-    else:
-        budget = Budget(actions=o.actions or site.actions, min_samples=site.min_samples,
-                        max_samples=site.max_samples, **knobs)
+        return Budget(seconds=o.seconds, **knobs)
+    if o.rollouts is not None:
+        return Budget(rollouts=o.rollouts, **knobs)
+    return Budget(actions=o.actions or site.actions, min_samples=site.min_samples,
+                  max_samples=site.max_samples, **knobs)
+
+
+def main(argv=None):
+    ap = _parser()
+    o = ap.parse_args(argv)
+    options = Options(players=o.players, stacking=o.stacking,
+                      final_card_penalty=not o.no_final_card_penalty, target_score=o.target)
+    budget = _budget(o)
     seatings = options.players // 2 if o.rotate == "full" else 2
     if o.rotate == "full":
         if o.games % seatings or o.start % seatings:
@@ -297,11 +306,21 @@ def main(argv=None):
     jobs = [(options, o.seed, i, o.A, o.B, budget,
              seatings if seatings * (i + 1) <= o.games else 1,
              o.infer_a, o.infer_b, o.reveal, o.weights) for i in range(first, deals)]
+    t0 = time.perf_counter()
+    wins, played, times, ranked, by_deal = _play(o, jobs, out)
+    if out:
+        out.close()
+    elapsed = time.perf_counter() - t0
+    _report(o, options, budget, elapsed, wins, played, times, ranked, by_deal, other)
+
+
+def _play(o, jobs, out):
+    """Plays every job (a deal in each seating), in `o.jobs` processes: (wins, games played,
+    decision times by level, ranking scores, each deal's mean ranking score)."""
     wins = played = 0
     times = {}
     ranked = []
     by_deal = {}  # deal index -> the deal's mean ranking score, in the order played
-    t0 = time.perf_counter()
 
     def deal_done(i, w, r):
         by_deal[i] = statistics.fmean(r)
@@ -311,7 +330,7 @@ def main(argv=None):
     if o.jobs > 1:
         with Pool(o.jobs) as pool:
             results = pool.imap(_pair, jobs, chunksize=1)
-            for j, (w, p, t, r) in zip(jobs, results):
+            for j, (w, p, t, r) in zip(jobs, results, strict=True):
                 wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
                 deal_done(j[2], w, r)
     else:
@@ -319,9 +338,10 @@ def main(argv=None):
             w, p, t, r = _pair(j)
             wins, played = _add(wins, played, times, ranked, w, p, t, r, o)
             deal_done(j[2], w, r)
-    if out:
-        out.close()
-    elapsed = time.perf_counter() - t0
+    return wins, played, times, ranked, by_deal
+
+
+def _report(o, options, budget, elapsed, wins, played, times, ranked, by_deal, other):
     print(f"{played} games, {o.players} players, {options}, budget {budget}, "
           f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
           + ("" if o.reveal == "all" else f", oracle sees {o.reveal}") + f", {elapsed:.1f} s",

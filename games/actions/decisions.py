@@ -92,7 +92,7 @@ NOT_SAVED = ("The server lost its connection to the game's database, so your mov
 
 def _refused_on_database_loss(function: Callable[P, R]) -> Callable[P, R]:
     """A lost or failed database connection becomes a DecisionNotSaved with a message fit to
-    show (tests/faults/test_database_lost.py), instead of a server error."""
+    show (tests/e2e/faults/test_database_lost.py), instead of a server error."""
 
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -69,7 +69,7 @@ def team_weights(g, weights):
             out.append(0.0)
             continue
         f = features(g, t)
-        out.append(math.exp(sum(w * x for w, x in zip(weights, f))))
+        out.append(math.exp(sum(w * x for w, x in zip(weights, f, strict=True))))
     return out
 
 

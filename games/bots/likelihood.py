@@ -62,6 +62,34 @@ class _Draw:
         self.then_played = False  # the drawn card was played at once
 
 
+class _Public:
+    """The public table as `Trails._fold` follows it from event to event: top card, colour in
+    play, hand sizes (None before a `deal`), direction, who has left, what everyone has seen
+    (voids, Wild colours), the seat that just drew on its turn and a Wild Team Play awaiting
+    its answer (seat, colour)."""
+
+    __slots__ = ("n", "top", "color", "sizes", "direction", "departed", "voids", "chose",
+                 "drew", "wtp")
+
+    def __init__(self, n):
+        self.n = n
+        self.top = self.color = None
+        self.sizes = None
+        self.direction = 1
+        self.departed = [False] * n
+        self.voids = {s: set() for s in range(n)}
+        self.chose = {s: [] for s in range(n)}
+        self.drew = None
+        self.wtp = None
+
+    def ctx(self, s):
+        """Normal's view of the table before seat s plays, copied so later events leave it."""
+        return Ctx(s, self.n, None, list(self.sizes), list(self.departed), self.direction,
+                   self.top, self.color, 0, EMPTY_PREF,
+                   {k: set(v) for k, v in self.voids.items()},
+                   {k: list(v) for k, v in self.chose.items()})
+
+
 class Trails:
     """Per other seat, its moves since its last unseen trade, oldest first."""
 
@@ -80,81 +108,94 @@ class Trails:
         return t
 
     def _fold(self, history):
-        n, half = self.n, self.half
-        trails = self.trails
-        top = color = None
-        sizes = None
-        direction = 1
-        departed = [False] * n
-        voids = {s: set() for s in range(n)}
-        chose = {s: [] for s in range(n)}
-        drew = None  # the seat that just drew on its turn
-        wtp = None  # (seat, colour) of a Wild Team Play awaiting its answer
+        """Each kind of event has its handler (`_FOLDS`); kinds without one say nothing, and
+        nothing is read before the history's first `deal`, which anchors the hand sizes."""
+        table = _Public(self.n)
         for e in history:
             t = e["type"]
-            if t == "deal":
-                for s in trails:
-                    trails[s] = []
-                top, color = e["starter"], COLOR[e["starter"]]
-                sizes = list(e["hand_sizes"])
-                direction = 1
-                voids = {s: set() for s in range(n)}
-                chose = {s: [] for s in range(n)}
-                drew = wtp = None
-            elif sizes is None:
+            if t != "deal" and table.sizes is None:
                 continue  # the round began before this history: nothing to anchor to
-            elif t == "play":
-                s, c = e["seat"], e["card"]
-                if s in trails:
-                    forced = drew == s
-                    state = None if forced else Ctx(
-                        s, n, None, list(sizes), list(departed), direction, top, color, 0,
-                        EMPTY_PREF, {k: set(v) for k, v in voids.items()},
-                        {k: list(v) for k, v in chose.items()})
-                    if forced and trails[s] and isinstance(trails[s][-1], _Draw):
-                        trails[s][-1].then_played = True
-                    trails[s].append(_Play(c, e["color"], state, top, color))
-                sizes[s] -= 1
-                top, color = c, e["color"]
-                if c in IS_WILD:
-                    chose[s].append(e["color"])
-                elif KIND[c] == REVERSE:
-                    direction = -direction
-                wtp = (s, e["color"]) if c == "WTP" else None
-                drew = None
-            elif t == "draw":
-                s, k = e["seat"], e["count"]
-                turn = e["reason"] == "turn"
-                if s in trails:
-                    trails[s].append(_Draw(k, turn, top, color))
-                sizes[s] += k
-                drew = s if turn else None
-                if turn:
-                    voids[s].update((color, "W"))
-                else:
-                    if e["reason"] == "team_play" and wtp and wtp[0] == s:
-                        voids[(s + half) % n].update((wtp[1], "W"))
-                    voids[s].clear()
-                wtp = None
-            elif t in ("swap", "setup_pass"):
-                for s in e["seats"]:
-                    voids[s].clear()
-                    if s in trails:
-                        trails[s] = []  # a card came in that only its partner saw
-            elif t == "give":
-                s, to = e["seat"], e["to"]
-                sizes[s] -= e["count"]
-                sizes[to] += e["count"]
-                voids[to].clear()
-                for x in (s, to):
-                    if x in trails:
-                        trails[x] = []
-            elif t == "concede":
-                team = e["team"]
-                departed[team] = departed[team + half] = True
-                sizes[team] = sizes[team + half] = 0
+            handler = self._FOLDS.get(t)
+            if handler is not None:
+                handler(self, e, table)
+        trails = self.trails
         for s in trails:
             trails[s] = trails[s][-MAX_TRAIL:]
+
+    def _fold_deal(self, e, table):
+        trails = self.trails
+        for s in trails:
+            trails[s] = []
+        table.top, table.color = e["starter"], COLOR[e["starter"]]
+        table.sizes = list(e["hand_sizes"])
+        table.direction = 1
+        table.voids = {s: set() for s in range(self.n)}
+        table.chose = {s: [] for s in range(self.n)}
+        table.drew = table.wtp = None
+
+    def _fold_play(self, e, table):
+        trails = self.trails
+        s, c = e["seat"], e["card"]
+        if s in trails:
+            forced = table.drew == s
+            state = None if forced else table.ctx(s)
+            if forced and trails[s] and isinstance(trails[s][-1], _Draw):
+                trails[s][-1].then_played = True
+            trails[s].append(_Play(c, e["color"], state, table.top, table.color))
+        table.sizes[s] -= 1
+        table.top, table.color = c, e["color"]
+        if c in IS_WILD:
+            table.chose[s].append(e["color"])
+        elif KIND[c] == REVERSE:
+            table.direction = -table.direction
+        table.wtp = (s, e["color"]) if c == "WTP" else None
+        table.drew = None
+
+    def _fold_draw(self, e, table):
+        s, k = e["seat"], e["count"]
+        turn = e["reason"] == "turn"
+        if s in self.trails:
+            self.trails[s].append(_Draw(k, turn, table.top, table.color))
+        table.sizes[s] += k
+        table.drew = s if turn else None
+        voids, wtp = table.voids, table.wtp
+        if turn:
+            voids[s].update((table.color, "W"))
+        else:
+            if e["reason"] == "team_play" and wtp and wtp[0] == s:
+                voids[(s + self.half) % self.n].update((wtp[1], "W"))
+            voids[s].clear()
+        table.wtp = None
+
+    def _fold_swap(self, e, table):
+        for s in e["seats"]:
+            table.voids[s].clear()
+            if s in self.trails:
+                self.trails[s] = []  # a card came in that only its partner saw
+
+    def _fold_give(self, e, table):
+        s, to = e["seat"], e["to"]
+        table.sizes[s] -= e["count"]
+        table.sizes[to] += e["count"]
+        table.voids[to].clear()
+        for x in (s, to):
+            if x in self.trails:
+                self.trails[x] = []
+
+    def _fold_concede(self, e, table):
+        team, half = e["team"], self.half
+        table.departed[team] = table.departed[team + half] = True
+        table.sizes[team] = table.sizes[team + half] = 0
+
+    _FOLDS = {
+        "deal": _fold_deal,
+        "play": _fold_play,
+        "draw": _fold_draw,
+        "swap": _fold_swap,
+        "setup_pass": _fold_swap,
+        "give": _fold_give,
+        "concede": _fold_concede,
+    }
 
     def log_weight(self, hands, rng):
         """The log-likelihood of every other seat's trail, given the sampled `hands`."""

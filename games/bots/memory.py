@@ -47,7 +47,7 @@ ALL_INFERENCES = frozenset(LEANS)
 # What Hard uses on the site: none, since the ladder did not find them worth a win
 # (docs/bots.md: the three that sharpen the samples, together, lost 0.482 of 400 games to
 # Hard without them). The ladder and `infercheck` still measure any set.
-INFERENCES = frozenset()
+INFERENCES: frozenset[str] = frozenset()
 # The ones that move sample probability toward the real hands (infercheck).
 SHARPENING = frozenset(("wild_colour", "wild_void", "void_memory"))
 
@@ -68,6 +68,21 @@ def _sizes_before(view, history):
             sizes[e["seat"]] += e["count"]
             sizes[e["to"]] -= e["count"]
     return sizes if min(sizes) >= 0 else None
+
+
+class _Stream:
+    """What `SeatMemory.fold` follows from event to event: the colour and face in play, a
+    Wild Team Play awaiting its answer (seat, colour), the hand sizes (None until known) and
+    the seat that just drew on its turn (its next play may be forced)."""
+
+    __slots__ = ("color", "face", "last_wtp", "sizes", "drew")
+
+    def __init__(self, sizes):
+        self.color = None
+        self.face = None
+        self.last_wtp = None
+        self.sizes = None if sizes is None else list(sizes)
+        self.drew = None
 
 
 class SeatMemory:
@@ -155,90 +170,112 @@ class SeatMemory:
             self._lean(s, COLOR[c], "colour_change")
 
     def fold(self, history, sizes=None):
-        """`sizes`: the hand sizes before the first event, if known (a `deal` sets them)."""
-        me, p = self.seat, self.partner
-        known = self.partner_known
-        color = None
-        face = None
-        last_wtp = None  # (seat, colour) of a Wild Team Play awaiting its answer
-        sizes = None if sizes is None else list(sizes)  # hand sizes, followed event by event
-        drew = None  # the seat that just drew on its turn (its next play may be forced)
+        """`sizes`: the hand sizes before the first event, if known (a `deal` sets them).
+        Each kind of event has its handler (`_FOLDS`); kinds without one say nothing."""
+        now = _Stream(sizes)
         for e in history:
-            t = e["type"]
-            if t == "play":
-                s, c = e["seat"], e["card"]
-                if s == p and known[c] > 0:
+            handler = self._FOLDS.get(e["type"])
+            if handler is not None:
+                handler(self, e, now)
+        self.partner_known = +self.partner_known
+
+    def _fold_play(self, e, now):
+        s, c = e["seat"], e["card"]
+        known = self.partner_known
+        if s == self.partner and known[c] > 0:
+            known[c] -= 1
+        last_wtp = now.last_wtp
+        answering = last_wtp is not None and s == (last_wtp[0] + self.half) % self.n
+        self._read_play(s, c, now.color, now.face, now.sizes, now.drew == s or answering)
+        if now.sizes is not None:
+            now.sizes[s] -= 1
+        now.color, now.face = e["color"], FACE[c]
+        if c in IS_WILD:
+            self.chose[s].append(e["color"])
+            if c != "WTP":
+                self._lean(s, e["color"], "wild_colour")
+        now.last_wtp = (s, e["color"]) if c == "WTP" else None
+        now.drew = None
+
+    def _fold_draw(self, e, now):
+        s = e["seat"]
+        reason = e["reason"]
+        k = e["count"]
+        now.drew = s if reason == "turn" else None
+        if reason == "turn" and now.color is not None:
+            # Nothing playable: no card of the colour in play, no Wild. The drawn card
+            # was played at once or was unplayable too, so the whole hand is void.
+            self._dilute(s, now.sizes, k)
+            if now.sizes is not None:
+                now.sizes[s] += k
+            self.voids[s].update((now.color, "W"))
+        else:
+            last_wtp = now.last_wtp
+            if reason == "team_play" and last_wtp is not None and last_wtp[0] == s:
+                q = (s + self.half) % self.n
+                self.voids[q].update((last_wtp[1], "W"))
+            self._arrive(s, now.sizes, k)
+        now.last_wtp = None
+
+    def _fold_traded(self, e, now):
+        me, p = self.seat, self.partner
+        if e["seat"] == me:
+            known = self.partner_known
+            known[e["gave"]] += 1
+            r = e["received"]
+            if known[r] > 0:
+                known[r] -= 1
+            elif COLOR[r] is not None:
+                self._lean(p, COLOR[r], "partner_pass")
+        for s in (me, p):
+            self.voids[s].clear()
+
+    def _fold_swap(self, e, now):
+        for s in e["seats"]:
+            self._arrive(s, now.sizes, 1, swap=True)
+
+    def _fold_gave(self, e, now):
+        known = self.partner_known
+        if e["seat"] == self.seat:
+            known.update(e["cards"])
+        elif e["seat"] == self.partner:
+            for c in e["cards"]:
+                if known[c] > 0:
                     known[c] -= 1
-                answering = last_wtp is not None and s == (last_wtp[0] + self.half) % self.n
-                self._read_play(s, c, color, face, sizes, drew == s or answering)
-                if sizes is not None:
-                    sizes[s] -= 1
-                color, face = e["color"], FACE[c]
-                if c in IS_WILD:
-                    self.chose[s].append(e["color"])
-                    if c != "WTP":
-                        self._lean(s, e["color"], "wild_colour")
-                last_wtp = (s, e["color"]) if c == "WTP" else None
-                drew = None
-            elif t == "draw":
-                s = e["seat"]
-                reason = e["reason"]
-                k = e["count"]
-                drew = s if reason == "turn" else None
-                if reason == "turn" and color is not None:
-                    # Nothing playable: no card of the colour in play, no Wild. The drawn card
-                    # was played at once or was unplayable too, so the whole hand is void.
-                    self._dilute(s, sizes, k)
-                    if sizes is not None:
-                        sizes[s] += k
-                    self.voids[s].update((color, "W"))
-                else:
-                    if reason == "team_play" and last_wtp is not None and last_wtp[0] == s:
-                        q = (s + self.half) % self.n
-                        self.voids[q].update((last_wtp[1], "W"))
-                    self._arrive(s, sizes, k)
-                last_wtp = None
-            elif t == "traded":
-                if e["seat"] == me:
-                    known[e["gave"]] += 1
-                    r = e["received"]
-                    if known[r] > 0:
-                        known[r] -= 1
-                    elif COLOR[r] is not None:
-                        self._lean(p, COLOR[r], "partner_pass")
-                for s in (me, p):
-                    self.voids[s].clear()
-            elif t == "swap" or t == "setup_pass":
-                for s in e["seats"]:
-                    self._arrive(s, sizes, 1, swap=True)
-            elif t == "gave":
-                if e["seat"] == me:
-                    known.update(e["cards"])
-                elif e["seat"] == p:
-                    for c in e["cards"]:
-                        if known[c] > 0:
-                            known[c] -= 1
-                    for col in {COLOR[c] for c in e["cards"]} - {None}:
-                        self._lean(p, col, "partner_give")
-            elif t == "give":
-                self.voids[e["seat"]].clear()
-                if sizes is not None:
-                    sizes[e["seat"]] -= e["count"]
-                self._arrive(e["to"], sizes, e["count"])
-            elif t == "deal":
-                self.reset()
-                known = self.partner_known
-                color = COLOR[e["starter"]]
-                face = FACE[e["starter"]]
-                sizes = list(e["hand_sizes"])
-                last_wtp = drew = None
-            elif t == "concede":
-                team = e["team"]
-                if team == p % self.half:
-                    known.clear()
-                if sizes is not None:
-                    sizes[team] = sizes[team + self.half] = 0
-        self.partner_known = +known
+            for col in {COLOR[c] for c in e["cards"]} - {None}:
+                self._lean(self.partner, col, "partner_give")
+
+    def _fold_give(self, e, now):
+        self.voids[e["seat"]].clear()
+        if now.sizes is not None:
+            now.sizes[e["seat"]] -= e["count"]
+        self._arrive(e["to"], now.sizes, e["count"])
+
+    def _fold_deal(self, e, now):
+        self.reset()
+        now.color = COLOR[e["starter"]]
+        now.face = FACE[e["starter"]]
+        now.sizes = list(e["hand_sizes"])
+        now.last_wtp = now.drew = None
+
+    def _fold_concede(self, e, now):
+        team = e["team"]
+        if team == self.partner % self.half:
+            self.partner_known.clear()
+        if now.sizes is not None:
+            now.sizes[team] = now.sizes[team + self.half] = 0
+
+    _FOLDS = {
+        "play": _fold_play,
+        "draw": _fold_draw,
+        "traded": _fold_traded,
+        "swap": _fold_swap,
+        "setup_pass": _fold_swap,
+        "gave": _fold_gave,
+        "give": _fold_give,
+        "deal": _fold_deal,
+        "concede": _fold_concede,
+    }
 
     def finish(self, view):
         """Reconcile with the view: the partner cannot hold more known cards than it holds,

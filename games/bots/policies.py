@@ -20,7 +20,7 @@ from games.engine.cards import (
 )
 
 EMPTY_PREF = dict.fromkeys(COLORS, 0.0)
-NO_VOIDS = {}
+NO_VOIDS: dict[int, set[str]] = {}
 
 
 class Weights:
@@ -195,15 +195,11 @@ def easy_action(view, legal, rng):
 
 def card_scores(ctx, cards):
     """Normal's score for playing each card (higher is better) on an ordinary turn."""
-    hand = ctx.hand
     seat = ctx.seat
-    partner = (seat + ctx.half) % ctx.n
     sizes = ctx.sizes
     opp_low = min((sizes[s] for s in range(ctx.n)
                    if s % ctx.half != seat % ctx.half and sizes[s]), default=99)
-    nxt = ctx.next_in(seat)
-    nxt_void = ctx.voids.get(nxt, ())
-    last = len(hand) == 1
+    last = len(ctx.hand) == 1
     w = ctx.weights
     per_point = w.points_near if opp_low <= w.near else w.points
     late = w.wild_late is not None and min(
@@ -213,48 +209,59 @@ def card_scores(ctx, cards):
     for c in cards:
         if last:
             scores[c] = 0.0
-            continue
-        kind = KIND[c]
-        if c in IS_WILD:
-            # Keep Wilds for need (measured: spending them early loses to Easy), except to
-            # stop a team about to win or to let a partner with one card go out.
-            s = -100.0
-            if c == "WTD4":
-                x = ctx.adjacent(seat)
-                t = x % ctx.half
-                if ctx.team_cards(t) <= 3 and ctx.closeness(t) >= 1.0:
-                    s += 110.0 + 10.0 * ctx.closeness(t)
-            elif c == "WTP":
-                if sizes[partner] == 1 and max(ctx.pref.values()) > 0:
-                    s += 120.0
-            if late:
-                s = max(s, WILD_PLAIN * per_point)
-            scores[c] = s
-            continue
-        col = COLOR[c]
-        counts = _counts(hand, c)
-        # Shed the colours we hold least of (measured better than keeping a colour going).
-        s = -w.shed * counts[col]
-        s += POINTS[c] * per_point
-        if col in nxt_void:
-            s += 6.0
-        if kind == DRAW2:
-            x = ctx.adjacent(seat)
-            s += 6.0 + 14.0 * ctx.closeness(x % ctx.half)
-        elif kind == SKIP:
-            if nxt == partner:
-                s -= 15.0
-            else:
-                s += 4.0 + 10.0 * ctx.closeness(nxt % ctx.half)
-        elif kind == REVERSE:
-            back = ctx.next_in(seat, -ctx.direction)
-            if back == partner or sizes[nxt] <= 2 < sizes[back]:
-                s += 6.0
-        elif kind == PASSING:
-            if sizes[partner] and sizes[partner] <= 2:
-                s += 4.0
-        scores[c] = s
+        elif c in IS_WILD:
+            scores[c] = _wild_card_score(ctx, c, per_point, late)
+        else:
+            scores[c] = _plain_card_score(ctx, c, per_point)
     return scores
+
+
+def _wild_card_score(ctx, c, per_point, late):
+    # Keep Wilds for need (measured: spending them early loses to Easy), except to
+    # stop a team about to win or to let a partner with one card go out.
+    s = -100.0
+    if c == "WTD4":
+        x = ctx.adjacent(ctx.seat)
+        t = x % ctx.half
+        if ctx.team_cards(t) <= 3 and ctx.closeness(t) >= 1.0:
+            s += 110.0 + 10.0 * ctx.closeness(t)
+    elif c == "WTP":
+        partner = (ctx.seat + ctx.half) % ctx.n
+        if ctx.sizes[partner] == 1 and max(ctx.pref.values()) > 0:
+            s += 120.0
+    if late:
+        s = max(s, WILD_PLAIN * per_point)
+    return s
+
+
+def _plain_card_score(ctx, c, per_point):
+    seat, sizes = ctx.seat, ctx.sizes
+    partner = (seat + ctx.half) % ctx.n
+    nxt = ctx.next_in(seat)
+    kind = KIND[c]
+    col = COLOR[c]
+    counts = _counts(ctx.hand, c)
+    # Shed the colours we hold least of (measured better than keeping a colour going).
+    s = -ctx.weights.shed * counts[col]
+    s += POINTS[c] * per_point
+    if col in ctx.voids.get(nxt, ()):
+        s += 6.0
+    if kind == DRAW2:
+        x = ctx.adjacent(seat)
+        s += 6.0 + 14.0 * ctx.closeness(x % ctx.half)
+    elif kind == SKIP:
+        if nxt == partner:
+            s -= 15.0
+        else:
+            s += 4.0 + 10.0 * ctx.closeness(nxt % ctx.half)
+    elif kind == REVERSE:
+        back = ctx.next_in(seat, -ctx.direction)
+        if back == partner or sizes[nxt] <= 2 < sizes[back]:
+            s += 6.0
+    elif kind == PASSING:
+        if sizes[partner] and sizes[partner] <= 2:
+            s += 4.0
+    return s
 
 
 def wild_scores(ctx, card):

@@ -35,12 +35,7 @@ def sample_world(view, memory, rng, known=None):
         pool.update(hands[s])  # what the memory placed there goes back to the pool
         pool.subtract(cards)
         hands[s] = list(cards)
-    bins = {k: [] for k in CLASSES}
-    for c, k in sorted(pool.items()):
-        if k > 0:
-            bins["W" if c in IS_WILD else COLOR[c]] += [c] * k
-    for k in CLASSES:
-        rng.shuffle(bins[k])
+    bins = _shuffled_bins(pool, rng)
     for s in order:
         need = sizes[s] - len(hands[s])
         if need <= 0:
@@ -48,25 +43,7 @@ def sample_world(view, memory, rng, known=None):
         void = memory.voids[s]
         lean = memory.lean[s]
         weight = {k: 0.0 if k in void else math.exp(lean[k]) for k in CLASSES}
-        hand = hands[s]
-        for _ in range(need):
-            total = 0.0
-            for k in CLASSES:
-                total += weight[k] * len(bins[k])
-            if total <= 0.0:
-                # Only classes it is known to lack are left: knowledge out of date.
-                weight = dict.fromkeys(CLASSES, 1.0)
-                total = float(sum(len(b) for b in bins.values()))
-                if not total:
-                    break
-            x = rng.random() * total
-            for k in CLASSES:
-                x -= weight[k] * len(bins[k])
-                if x < 0.0 and bins[k]:
-                    break
-            else:
-                k = next(k for k in reversed(CLASSES) if bins[k] and weight[k] > 0.0)
-            hand.append(bins[k].pop())
+        _deal_weighted(hands[s], need, weight, bins, rng)
     draw = [c for k in CLASSES for c in bins[k]]
     rng.shuffle(draw)
     size = view["draw_pile_size"]
@@ -74,6 +51,40 @@ def sample_world(view, memory, rng, known=None):
         # Knowledge out of step with the table (should not happen): trust the view's sizes.
         raise ValueError(f"sampled {len(draw)} draw-pile cards, the view says {size}")
     return hands, draw
+
+
+def _shuffled_bins(pool, rng):
+    """The pool's cards by class (a colour, or "W" for any Wild), each class shuffled."""
+    bins = {k: [] for k in CLASSES}
+    for c, k in sorted(pool.items()):
+        if k > 0:
+            bins["W" if c in IS_WILD else COLOR[c]] += [c] * k
+    for k in CLASSES:
+        rng.shuffle(bins[k])
+    return bins
+
+
+def _deal_weighted(hand, need, weight, bins, rng):
+    """Moves `need` cards from `bins` to `hand`, each of class k with probability
+    proportional to weight[k] times the cards of class k left."""
+    for _ in range(need):
+        total = 0.0
+        for k in CLASSES:
+            total += weight[k] * len(bins[k])
+        if total <= 0.0:
+            # Only classes it is known to lack are left: knowledge out of date.
+            weight = dict.fromkeys(CLASSES, 1.0)
+            total = float(sum(len(b) for b in bins.values()))
+            if not total:
+                return
+        x = rng.random() * total
+        for k in CLASSES:
+            x -= weight[k] * len(bins[k])
+            if x < 0.0 and bins[k]:
+                break
+        else:
+            k = next(k for k in reversed(CLASSES) if bins[k] and weight[k] > 0.0)
+        hand.append(bins[k].pop())
 
 
 def _known_hands(view, memory):

@@ -37,6 +37,7 @@ import os
 import threading
 import time
 import uuid
+from typing import Any
 
 import redis
 import redis.asyncio as aioredis
@@ -93,7 +94,7 @@ def _connect(client_class, layer):
     return client_class.from_url(host["address"], **options)
 
 
-_clients = {}  # (pid, the host's settings) -> (client, members script, batch script)
+_clients: dict[tuple[int, str], tuple[Any, Any, Any]] = {}  # (pid, the host's settings) -> (client, members script, batch script)
 _clients_lock = threading.Lock()
 
 
@@ -159,7 +160,7 @@ def group_send_batch(layer, pushes, members=None):
 # socket_timeout (config/settings.py), so that a quiet process reads no time-out, and the
 # longest a reader outlives the last socket of its loop.
 READ_WAIT = 2
-_readers = {}  # (event loop, layer) -> _Reader of that loop's sockets
+_readers: dict[tuple[Any, Any], "_Reader"] = {}  # (event loop, layer) -> _Reader of that loop's sockets
 _numbers = itertools.count(1)
 _process = uuid.uuid4().hex[:12]
 # What a socket is told when its reader lost Redis (games.consumers.CheckedSocket.layer_lost).

@@ -76,7 +76,8 @@ def test_a_wild_gets_a_colour_and_a_playable_card_is_preferred_to_drawing():
             'aria-label="Red 7" disabled>x</button>'
             '<button type="button" class="card hand-card playable" id="card-1-W" aria-label="Wild" '
             'data-wild="W" aria-expanded="false">x</button>'
-            '<button type="submit" class="primary" name="do" value="draw" id="btn-draw">Draw a card</button>')
+            '<button type="submit" class="primary" name="do" value="draw" id="btn-draw">'
+            'Draw a card</button>')
     for n in range(20):
         action = pick_action(html, random.Random(n))
         assert action["type"] == "play" and action["card"] == "W" and action["color"] in "RYGB"

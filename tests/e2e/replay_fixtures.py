@@ -5,8 +5,10 @@ import pytest
 from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, require_chromium
 
 
-@pytest.fixture
-def replay_page():
+# Registered under its own name, so that a test that imports it and takes `replay_page`
+# does not shadow the import.
+@pytest.fixture(name="replay_page")
+def replay_page_fixture():
     require_chromium()
     from playwright.sync_api import sync_playwright
 

@@ -18,7 +18,6 @@ from games.models import Game
 from lobby import services as lobby
 from tests.browser_support import PATIENCE_MS
 from tests.conftest import make_user
-from tests.e2e.conftest import chromium_browser, daphne_url  # noqa: F401 (fixtures)
 from tests.e2e.test_table_browser import play_to_the_end
 from tests.security.test_csp import POLICY, parse_policy
 

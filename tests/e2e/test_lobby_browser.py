@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Game, GameEvent
-from tests.browser_support import PATIENCE_MS, chromium_browser, wait_until  # noqa: F401 (fixture)
+from tests.browser_support import PATIENCE_MS, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,13 +8,14 @@ moves come at once.
 """
 
 import re
+from itertools import pairwise
 
 import pytest
 
 from games.models import Game, GameEvent
 from lobby import services as lobby
-from tests.conftest import make_user
 from tests.browser_support import PATIENCE_MS
+from tests.conftest import make_user
 from tests.e2e.conftest import ARTIFACTS, logged_in_page
 from tests.e2e.test_table_browser import act_once, seq_of, wait_for_news, wait_past
 
@@ -27,11 +28,17 @@ window.__animateCalls = 0;
 window.__oscillators = 0;
 window.__audio = [];
 const animate = Element.prototype.animate;
-Element.prototype.animate = function () { window.__animateCalls++; return animate.apply(this, arguments); };
+Element.prototype.animate = function () {
+  window.__animateCalls++;
+  return animate.apply(this, arguments);
+};
 for (const Ctx of [window.AudioContext, window.webkitAudioContext]) {
   if (!Ctx) continue;
   const make = Ctx.prototype.createOscillator;
-  Ctx.prototype.createOscillator = function () { window.__oscillators++; return make.apply(this, arguments); };
+  Ctx.prototype.createOscillator = function () {
+    window.__oscillators++;
+    return make.apply(this, arguments);
+  };
 }
 if (window.AudioContext) {
   window.AudioContext = class extends window.AudioContext {
@@ -135,7 +142,7 @@ def test_moves_animate_and_the_last_player_to_act_is_marked_as_each_push_arrives
     # A burst of pushes does not pile flights up: each new move ends the one before.
     assert all(s["stale"] == 0 for s in swaps), swaps
     assert len(swaps) > len({s["seq"] for s in swaps}) or any(
-        b["seq"] - a["seq"] == 1 for a, b in zip(swaps, swaps[1:]))
+        b["seq"] - a["seq"] == 1 for a, b in pairwise(swaps))
     # After every push exactly the plate of whoever acted last is marked.
     for s in swaps:
         seat = last_to_act_at(game, s["seq"])

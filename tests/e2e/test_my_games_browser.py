@@ -175,8 +175,12 @@ def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_an
 # failed or given up): htmx announces both on the page.
 WATCH_REFRESHES = """() => {
   window.__refreshing = new Set();
-  document.addEventListener("htmx:beforeRequest", (e) => { window.__refreshing.add(e.detail.xhr); });
-  document.addEventListener("htmx:afterRequest", (e) => { window.__refreshing.delete(e.detail.xhr); });
+  document.addEventListener("htmx:beforeRequest", (e) => {
+    window.__refreshing.add(e.detail.xhr);
+  });
+  document.addEventListener("htmx:afterRequest", (e) => {
+    window.__refreshing.delete(e.detail.xhr);
+  });
 }"""
 
 

@@ -178,7 +178,8 @@ def test_the_warnings_and_time_outs_fit_the_table(daphne_url, chromium_browser, 
         mine: box(document.getElementById('clock-warning-you')),
         heading: (() => { const r = document.createRange();
           r.selectNodeContents(document.getElementById('hand-heading'));
-          const b = r.getBoundingClientRect(); return {l: b.left, t: b.top, r: b.right, b: b.bottom}; })(),
+          const b = r.getBoundingClientRect();
+          return {l: b.left, t: b.top, r: b.right, b: b.bottom}; })(),
         concede: box(document.getElementById('btn-concede')),
         felt: box(document.getElementById('table-seats')),
         plates: Array.from(document.querySelectorAll('.plate'), box),

@@ -10,12 +10,12 @@ import pytest
 from games.models import GameEvent
 from lobby import services as lobby
 from tests.conftest import make_user
-from tests.e2e.conftest import chromium_browser, daphne_url, logged_in_page  # noqa: F401 (fixtures)
+from tests.e2e.conftest import logged_in_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(  # noqa: F811 (fixtures)
+def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(
         daphne_url, chromium_browser):
     ana, bo = make_user("ana"), make_user("bo")
     cy, di = make_user("cy"), make_user("di")

@@ -9,7 +9,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from tests.conftest import make_user
-from tests.e2e.replay_fixtures import replay_page  # noqa: F401 (a fixture)
+from tests.e2e.replay_fixtures import replay_page_fixture  # noqa: F401 (registers replay_page)
 from tests.games.history.helpers import make_finished_game, rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

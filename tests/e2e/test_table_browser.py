@@ -78,7 +78,7 @@ def _act_once(page):
         # would release them and the button would never enable.
         pressed = page.locator("#hand-form .choosable[aria-pressed=true]").count()
         cards = page.locator("#hand-form .choosable:not([disabled]):not([aria-pressed=true])")
-        for i in range(max(0, need - pressed)):
+        for _ in range(max(0, need - pressed)):
             cards.nth(0).click()
         # The pick button is "Pass card" in the setup pass and "Swap card" in a symbol swap.
         page.get_by_role("button", name=PICK if mode == "pick" else "Give").click()

@@ -4,7 +4,6 @@ stays open across the pushes of other players' moves."""
 import pytest
 
 from games.models import Game
-
 from tests.browser_support import wait_until
 from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page

@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
-from tests.browser_support import PATIENCE_MS, chromium_browser  # noqa: F401 (fixture)
+from tests.browser_support import PATIENCE_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -1,7 +1,7 @@
 """Helpers for the clock, deadline, presence and reminder tests."""
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import time_machine
 
@@ -9,7 +9,7 @@ from games import store
 from games.actions import decisions
 from games.models import Game, GameEvent
 
-START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 
 def at(seconds=0, **delta):

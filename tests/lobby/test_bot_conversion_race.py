@@ -8,6 +8,7 @@ On PostgreSQL with real threads (SQLite has no row locks, so there the race cann
 """
 
 import threading
+from functools import partial
 
 import pytest
 from django.db import connection, transaction
@@ -93,7 +94,7 @@ def test_become_a_bot_account_and_take_a_seat_posted_at_once_never_both_succeed(
         game = make_table(ana)
         newbie = make_user(f"newbie{round_}")
         taker, converter = client_of(newbie), client_of(newbie)
-        take, convert = race([lambda: take_seat(taker, game), lambda: become_bot(converter)])
+        take, convert = race([partial(take_seat, taker, game), partial(become_bot, converter)])
         assert not isinstance(take, Exception) and not isinstance(convert, Exception)
         assert not bot_seated(newbie, game)
         # Exactly one of the two went through; the other was refused with its reason.

@@ -24,10 +24,19 @@ from django.urls import URLResolver, get_resolver
 from accounts.models import AccountAudit, User
 from games import store
 from games.actions import decisions
-from games.models import (ChatMessage, ChatModeration, ChatMute, ChatSetting, EmailOutbox, Game,
-                          GameEvent, GameSnapshot, Seat)
-from lobby import services as lobby
+from games.models import (
+    ChatMessage,
+    ChatModeration,
+    ChatMute,
+    ChatSetting,
+    EmailOutbox,
+    Game,
+    GameEvent,
+    GameSnapshot,
+    Seat,
+)
 from games.moderation.models import Report
+from lobby import services as lobby
 from tests.conftest import PASSWORD, make_started_game, make_user, play_one
 
 READABLE_MARKS = ('role="alert"', 'class="errorlist', 'class="error', "<li class=\"error\"")

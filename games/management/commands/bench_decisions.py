@@ -59,95 +59,54 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="keep the game afterwards")
 
     def handle(self, *args, early, late, samples, seed, floor, keep, **options):
-        users = []
-        for n in range(4):
-            user, _ = User.objects.get_or_create(
-                username=f"bench{n}", defaults={"email": f"bench{n}@example.invalid"}
-            )
-            users.append(user)
-        # A target of 5000 points keeps one game going for thousands of moves.
-        game = lobby.create_table(users[0], players=4, target_score=5000, seed=seed)
-        for n in range(1, 4):
-            lobby.take_seat(game.pk, users[n], n)
-        lobby.start_table(game.pk, users[0])
+        game = _bench_game(seed)
         layer = get_channel_layer()
-        listening = []
-        if layer is not None:
-            for n in range(4):
-                channel = async_to_sync(layer.new_channel)()
-                async_to_sync(layer.group_add)(push.seat_group(game.pk, n), channel)
-                listening.append((push.seat_group(game.pk, n), channel))
-
+        listening = _listen(layer, game)
         # Each after-commit side effect is wrapped to time it (wall and CPU) and count
         # its statements. games.effects binds the function when the callback is
         # registered, so replacing the module attribute is enough.
         spent = {"notify": [0.0, 0.0, 0], "countdown": [0.0, 0.0, 0]}
-
-        def timed(name, real):
-            def wrapper(*args):
-                wall, cpu = time.perf_counter(), time.process_time()
-                statements = len(connection.queries_log)
-                try:
-                    return real(*args)
-                finally:
-                    s = spent[name]
-                    s[0] += time.perf_counter() - wall
-                    s[1] += time.process_time() - cpu
-                    s[2] += len(connection.queries_log) - statements
-            return wrapper
-
         real_notify, real_countdown = effects.game_changed, effects._send_task
-        effects.game_changed = timed("notify", real_notify)
-        effects._send_task = timed("countdown", real_countdown)
+        effects.game_changed = _timed(spent, "notify", real_notify)
+        effects._send_task = _timed(spent, "countdown", real_countdown)
         # {(window, floor?): {"core": [(wall, cpu)], ..., "core_sql": set(), "notify_sql": set()}}
         results = {}
         windows = {early: range(early, early + samples), late: range(late, late + samples)}
-        move = 1
         try:
-            while move < late + samples:
-                game = Game.objects.select_related("snapshot").get(pk=game.pk)
-                if game.status != Game.Status.ACTIVE:
-                    self.stderr.write(f"the game ended at move {move}; use another --seed")
-                    break
-                state = store.load_state(game)
-                seat = seats.waiting(game)[0]
-                action = state.auto_action(seat)
-                window = next((w for w, moves in windows.items() if move in moves), None)
-                no_flush = floor and window is not None and move % 2 == 1
-                if no_flush:
-                    with connection.cursor() as cursor:
-                        cursor.execute("SET synchronous_commit = off")
-                for s in spent.values():
-                    s[:] = [0.0, 0.0, 0]
-                connection.queries_log.clear()
-                with CaptureQueriesContext(connection) as captured:
-                    wall, cpu = time.perf_counter(), time.process_time()
-                    decisions.apply_decision(game.pk, seat, action, "person",
-                                            idempotency_key=uuid.uuid4().hex)
-                    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-                if no_flush:
-                    with connection.cursor() as cursor:
-                        cursor.execute("RESET synchronous_commit")
-                if window is not None:
-                    r = results.setdefault((window, no_flush), {
-                        "core": [], "countdown": [], "notify": [], "call": [],
-                        "core_sql": set(), "notify_sql": set(),
-                    })
-                    n, c = spent["notify"], spent["countdown"]
-                    r["call"].append((wall, cpu))
-                    r["notify"].append((n[0], n[1]))
-                    r["countdown"].append((c[0], c[1]))
-                    r["core"].append((wall - n[0] - c[0], cpu - n[1] - c[1]))
-                    r["core_sql"].add(len(captured) - n[2] - c[2])
-                    r["notify_sql"].add(n[2])
-                move += 1
+            self._play(game.pk, windows, late + samples, floor, spent, results)
         finally:
             effects.game_changed, effects._send_task = real_notify, real_countdown
             for group, channel in listening:
                 async_to_sync(layer.group_discard)(group, channel)
             if not keep:
                 Game.objects.filter(pk=game.pk).delete()
+        self._report(results, windows, samples, floor)
 
+    def _play(self, game_pk, windows, end, floor, spent, results):
+        """Plays moves 1 to `end` - 1, recording those in a window into `results`."""
+        for move in range(1, end):
+            game = Game.objects.select_related("snapshot").get(pk=game_pk)
+            if game.status != Game.Status.ACTIVE:
+                self.stderr.write(f"the game ended at move {move}; use another --seed")
+                return
+            window = next((w for w, moves in windows.items() if move in moves), None)
+            no_flush = floor and window is not None and move % 2 == 1
+            wall, cpu, statements = _timed_decision(game, no_flush, spent)
+            if window is None:
+                continue
+            r = results.setdefault((window, no_flush), {
+                "core": [], "countdown": [], "notify": [], "call": [],
+                "core_sql": set(), "notify_sql": set(),
+            })
+            n, c = spent["notify"], spent["countdown"]
+            r["call"].append((wall, cpu))
+            r["notify"].append((n[0], n[1]))
+            r["countdown"].append((c[0], c[1]))
+            r["core"].append((wall - n[0] - c[0], cpu - n[1] - c[1]))
+            r["core_sql"].add(statements - n[2] - c[2])
+            r["notify_sql"].add(n[2])
+
+    def _report(self, results, windows, samples, floor):
         layer = "redis" if settings.REDIS_URL else "in-memory"
         broker = settings.CELERY_BROKER_URL.split(":", 1)[0]
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -163,20 +122,89 @@ class Command(BaseCommand):
                 f"SQL {sorted(r['core_sql'])}"
             )
             self.stdout.write(
-                f"      after commit, in the same call: countdown wall {_summary(r['countdown'], 0)} "
+                f"      after commit, in the same call: countdown wall "
+                f"{_summary(r['countdown'], 0)} "
                 f"cpu {_summary(r['countdown'], 1)}; notify wall {_summary(r['notify'], 0)} "
                 f"cpu {_summary(r['notify'], 1)}, SQL {sorted(r['notify_sql'])}; "
                 f"whole call wall {_summary(r['call'], 0)}"
             )
         if floor:
-            for at in windows:
-                on, off = results.get((at, False)), results.get((at, True))
-                if on and off:
-                    flush = _median(on["core"], 0) - _median(off["core"], 0)
-                    self.stdout.write(
-                        f"  move {at}: the commit's WAL flush is ~{flush:.2f} ms of the "
-                        f"{_median(on['core'], 0):.2f} ms core median"
-                    )
+            self._report_flush(results, windows)
+
+    def _report_flush(self, results, windows):
+        for at in windows:
+            on, off = results.get((at, False)), results.get((at, True))
+            if on and off:
+                flush = _median(on["core"], 0) - _median(off["core"], 0)
+                self.stdout.write(
+                    f"  move {at}: the commit's WAL flush is ~{flush:.2f} ms of the "
+                    f"{_median(on['core'], 0):.2f} ms core median"
+                )
+
+
+def _bench_game(seed):
+    """A started four-player game of bench accounts."""
+    users = []
+    for n in range(4):
+        user, _ = User.objects.get_or_create(
+            username=f"bench{n}", defaults={"email": f"bench{n}@example.invalid"}
+        )
+        users.append(user)
+    # A target of 5000 points keeps one game going for thousands of moves.
+    game = lobby.create_table(users[0], players=4, target_score=5000, seed=seed)
+    for n in range(1, 4):
+        lobby.take_seat(game.pk, users[n], n)
+    lobby.start_table(game.pk, users[0])
+    return game
+
+
+def _listen(layer, game):
+    """A listening channel in every seat group, as if every seat had its page open."""
+    listening = []
+    if layer is not None:
+        for n in range(4):
+            channel = async_to_sync(layer.new_channel)()
+            async_to_sync(layer.group_add)(push.seat_group(game.pk, n), channel)
+            listening.append((push.seat_group(game.pk, n), channel))
+    return listening
+
+
+def _timed(spent, name, real):
+    """`real`, adding its wall time, CPU time and statements to `spent[name]`."""
+    def wrapper(*args):
+        wall, cpu = time.perf_counter(), time.process_time()
+        statements = len(connection.queries_log)
+        try:
+            return real(*args)
+        finally:
+            s = spent[name]
+            s[0] += time.perf_counter() - wall
+            s[1] += time.process_time() - cpu
+            s[2] += len(connection.queries_log) - statements
+    return wrapper
+
+
+def _timed_decision(game, no_flush, spent):
+    """Applies the waiting seat's automatic move; returns (wall, cpu, statements) of the
+    call, after zeroing `spent` for its after-commit effects to fill."""
+    state = store.load_state(game)
+    seat = seats.waiting(game)[0]
+    action = state.auto_action(seat)
+    if no_flush:
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit = off")
+    for s in spent.values():
+        s[:] = [0.0, 0.0, 0]
+    connection.queries_log.clear()
+    with CaptureQueriesContext(connection) as captured:
+        wall, cpu = time.perf_counter(), time.process_time()
+        decisions.apply_decision(game.pk, seat, action, "person",
+                                 idempotency_key=uuid.uuid4().hex)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if no_flush:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET synchronous_commit")
+    return wall, cpu, len(captured)
 
 
 def _median(pairs, i):

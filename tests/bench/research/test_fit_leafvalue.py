@@ -13,11 +13,11 @@ def test_the_fit_recovers_the_weights_that_made_the_data():
     data = []
     for _ in range(4000):
         fs = [tuple(rng.uniform(-2, 2) for _ in truth) for _ in range(rng.choice((2, 3)))]
-        es = [math.exp(sum(w * x for w, x in zip(truth, f))) for f in fs]
+        es = [math.exp(sum(w * x for w, x in zip(truth, f, strict=True))) for f in fs]
         y = rng.choices(range(len(fs)), weights=es)[0]
         data.append((fs, y))
     w = fit(data, ridge=0.01)
-    assert all(abs(a - b) < 0.08 for a, b in zip(w, truth)), w
+    assert all(abs(a - b) < 0.08 for a, b in zip(w, truth, strict=True)), w
     # The true weights explain the data better than no weights at all.
     assert log_loss(data, _logit(w)) < log_loss(data, _logit((0, 0, 0)))
 

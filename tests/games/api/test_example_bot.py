@@ -25,10 +25,10 @@ from games.actions import decisions
 from games.models import Game, GameEvent
 from lobby import services as lobby
 from tests.conftest import make_user
-from tests.games.tasks.test_realtime_clock import (  # noqa: F401 (fixtures)
+from tests.games.tasks.test_realtime_clock import (  # noqa: F401 (two register fixtures)
     _database_url,
-    own_queue,
-    worker_and_beat,
+    own_queue_fixture,
+    worker_and_beat_fixture,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)

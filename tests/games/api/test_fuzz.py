@@ -76,6 +76,26 @@ def test_the_schema_lists_every_route():
     }
 
 
+def _attack(strategy, headers, tried, operation):
+    """Fuzzes one operation with `strategy`; each status code answered goes into
+    `tried[operation]`."""
+    state = {"before": fingerprint()}
+
+    @FUZZ
+    @given(case=strategy)
+    def attack(case):
+        response = case.call_and_validate(headers=headers, checks=CHECKS)
+        tried.setdefault(operation, set()).add(response.status_code)
+        if response.status_code >= 400:
+            assert fingerprint() == state["before"], (case.path_parameters, case.body,
+                                                      response.status_code)
+            assert response.json()["detail"]
+        else:  # a request that went through (a legal move, a seat taken) may change
+            state["before"] = fingerprint()
+
+    attack()
+
+
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_every_route_survives_fuzzing_and_refusals_change_nothing(world, mode):
     schema, raw, real = world
@@ -88,21 +108,7 @@ def test_every_route_survives_fuzzing_and_refusals_change_nothing(world, mode):
         for fixed in targets:
             strategy = operation.as_strategy(mode, path_parameters=fixed) if fixed \
                 else operation.as_strategy(mode)
-            state = {"before": fingerprint()}
-
-            @FUZZ
-            @given(case=strategy)
-            def attack(case):
-                response = case.call_and_validate(headers=headers, checks=CHECKS)
-                tried.setdefault((path, method), set()).add(response.status_code)
-                if response.status_code >= 400:
-                    assert fingerprint() == state["before"], (case.path_parameters, case.body,
-                                                              response.status_code)
-                    assert response.json()["detail"]
-                else:  # a request that went through (a legal move, a seat taken) may change
-                    state["before"] = fingerprint()
-
-            attack()
+            _attack(strategy, headers, tried, (path, method))
     assert set(tried) == set(operations(schema))
     if mode == GenerationMode.NEGATIVE:
         assert all(codes - {200} for codes in tried.values() if codes != {200}), tried
@@ -114,14 +120,16 @@ def test_without_a_token_every_route_is_a_401(world):
     for path, method in operations(schema):
         if path.endswith("openapi.json"):
             continue
-        strategy = schema[path][method.upper()].as_strategy()
-
-        @hypothesis_settings(max_examples=5, deadline=None, derandomize=True,
-                             suppress_health_check=list(HealthCheck))
-        @given(case=strategy)
-        def anonymous(case):
-            response = case.call()
-            assert response.status_code == 401, (path, response.status_code)
-
-        anonymous()
+        _refused_anonymously(path, schema[path][method.upper()].as_strategy())
     assert fingerprint() == before
+
+
+def _refused_anonymously(path, strategy):
+    @hypothesis_settings(max_examples=5, deadline=None, derandomize=True,
+                         suppress_health_check=list(HealthCheck))
+    @given(case=strategy)
+    def anonymous(case):
+        response = case.call()
+        assert response.status_code == 401, (path, response.status_code)
+
+    anonymous()

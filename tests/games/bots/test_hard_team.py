@@ -5,8 +5,8 @@ import random
 from collections import Counter
 
 from games.bots import Budget, SeatMemory, decide, oracle_decide
-from games.bots.policies import Ctx, normal_give, normal_pick
 from games.bots.candidates import give_candidates, pick_candidates
+from games.bots.policies import Ctx, normal_give, normal_pick
 from games.bots.sampling import sample_world
 from games.bots.search import _clearly_better
 from games.engine import Game, Options, events_for
@@ -112,7 +112,7 @@ def test_hard_searches_team_choices_and_plays_them_legally_and_deterministically
 
 
 def test_the_oracle_sees_what_is_in_the_draw_pile_but_not_its_order():
-    for g, seat, events in _positions(("turn",), games=3):
+    for g, seat, _events in _positions(("turn",), games=3):
         if len(g.legal_actions(seat)) < 2 or len(g.draw) < 2:
             continue
         other = Game.from_dict(g.to_dict())

@@ -45,7 +45,7 @@ def test_every_table_size_has_weights_for_every_feature(players):
 
 def test_the_fitted_weights_prefer_fewer_cards_and_a_partner_out():
     for players, w in leafvalue.WEIGHTS.items():
-        named = dict(zip(leafvalue.FEATURES, w))
+        named = dict(zip(leafvalue.FEATURES, w, strict=True))
         assert named["cards of the partner with more"] < 0, players
         assert named["fewer is 0 (a partner is out)"] > 0, players
 

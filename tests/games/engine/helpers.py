@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from games.engine import Game, IllegalAction, Options, card_points, events_for
+from games.engine import Game, IllegalAction, Options, card_points
 
 COLORS = ("R", "Y", "G", "B")
 CARD_RE = re.compile(r"^(?:[RYGB](?:[0-9]|[258]P|S|R|D2)|W|WTP|WTD4)$")

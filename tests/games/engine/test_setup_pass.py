@@ -82,7 +82,7 @@ def test_others_see_that_a_seat_picked_but_never_which_card():
     assert card in card_codes_in(events_for(events, 0))
     assert [(e["seat"], e["kind"]) for e in events if e["type"] == "picked"] == [(0, "setup")]
     after = [game.view(s) for s in (1, 2, 3)] + [game.view(None)]
-    for b, a in zip(before, after):
+    for b, a in zip(before, after, strict=True):
         # Who has picked is public; nothing else may change for the others.
         b = {k: v for k, v in b.items() if k not in ("waiting_on", "picked")}
         a = {k: v for k, v in a.items() if k not in ("waiting_on", "picked")}

@@ -41,7 +41,7 @@ def get_verify(client, game, **params):
 def hand_row(game, round_number):
     """The event row holding that round's deal, and the index of seat 1's hand in it."""
     for row in rows(game):
-        for i, event in enumerate(row.events):
+        for event in row.events:
             if event["type"] == "deal" and event["round"] == round_number:
                 hand = next(j for j, e in enumerate(row.events)
                             if e["type"] == "hand" and e["seat"] == 1)
@@ -167,7 +167,7 @@ def test_the_verify_page_shows_the_seed_secret_and_a_tick_for_every_round(client
     assert checks == [(str(r.round), "ok") for r in result.rounds] and len(checks) >= 3
     # A tick always comes with its word.
     assert body.count("✓</span> matches") == 2 * len(checks) and "✗" not in body
-    for round_number, value in fairness.shown_commitments(multi, rows(multi)):
+    for _round, value in fairness.shown_commitments(multi, rows(multi)):
         assert value in html
 
 

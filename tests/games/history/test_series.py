@@ -36,7 +36,7 @@ def test_play_again_with_the_same_players_keeps_one_series_with_each_teams_wins(
     found = series.standings(games)
     assert [found[g.pk].number for g in games] == [1, 2, 3, 4]
     expected = [0, 0]
-    for game, winner in zip(games, winners(games)):
+    for game, winner in zip(games, winners(games), strict=True):
         expected[winner] += 1
         assert found[game.pk].wins == expected
     assert sum(found[games[-1].pk].wins) == 4

@@ -83,7 +83,7 @@ def library_update(game, users, current):
     before = [[current.get(u.pk) or LIBRARY.rating() for u in team] for team in teams]
     after = LIBRARY.rate(before, ranks=[ranks[t] for t in range(half)])
     out = dict(current)
-    for team, new in zip(teams, after):
-        for u, r in zip(team, new):
+    for team, new in zip(teams, after, strict=True):
+        for u, r in zip(team, new, strict=True):
             out[u.pk] = r
     return out

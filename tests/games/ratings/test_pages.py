@@ -66,7 +66,7 @@ def test_the_game_end_shows_each_change(four):
     game = rated_game(four)
     rows = shown_ratings.rating_changes(game)
     assert [r["seat"] for r in rows] == [0, 1, 2, 3]
-    for row, user in zip(rows, four):
+    for row, user in zip(rows, four, strict=True):
         c = changes(game)[user.pk]
         assert row["after"] == shown_ratings.shown(c.mu_after, c.sigma_after)
         assert row["before"] == 1000

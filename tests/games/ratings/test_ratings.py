@@ -88,8 +88,8 @@ def test_ties_are_ties_and_teams_are_rated_as_teams():
     r = LIBRARY.rating
     expected = LIBRARY.rate([[r(mu=30.0, sigma=5.0), r()], [r(mu=20.0, sigma=7.0), r()], [r(), r()]],
                             ranks=[1, 2, 2])
-    for team, new in zip(teams, expected):
-        for (_, user), e in zip(team.seats, new):
+    for team, new in zip(teams, expected, strict=True):
+        for (_, user), e in zip(team.seats, new, strict=True):
             assert got[user][1] == (e.mu, e.sigma)
     # Partners with the same rating move alike.
     assert got[12][1] == got[15][1]

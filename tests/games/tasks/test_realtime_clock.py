@@ -34,8 +34,10 @@ def _database_url():
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-@pytest.fixture
-def own_queue():
+# The fixtures are registered under names of their own (tests/games/api/test_example_bot.py
+# imports them, and a test taking `own_queue` must not shadow an imported name).
+@pytest.fixture(name="own_queue")
+def own_queue_fixture():
     """Tasks of this test go to a queue of their own (CELERY_QUEUE in the subprocesses),
     so that no other worker sharing the Redis (another test run) takes them."""
     queue = f"clocktest-{uuid.uuid4().hex[:8]}"
@@ -50,8 +52,8 @@ def own_queue():
     amqp.__dict__.pop("router", None)
 
 
-@pytest.fixture
-def worker_and_beat(tmp_path, own_queue):
+@pytest.fixture(name="worker_and_beat")
+def worker_and_beat_fixture(tmp_path, own_queue):
     if not settings.REDIS_URL:
         pytest.skip("needs REDIS_URL (a real broker shared with the worker and beat "
                     "subprocesses); .ci/run sets it")
