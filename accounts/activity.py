@@ -23,8 +23,11 @@ def seen(user_id, now=None):
     is younger than SEEN_WRITE_SECONDS). Returns True if the row was written."""
     now = now or timezone.now()
     stale = now - timedelta(seconds=settings.SEEN_WRITE_SECONDS)
-    return bool(User.objects.filter(pk=user_id).filter(
-        Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=stale)).update(last_seen_at=now))
+    return bool(
+        User.objects.filter(pk=user_id)
+        .filter(Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=stale))
+        .update(last_seen_at=now)
+    )
 
 
 def away_window():

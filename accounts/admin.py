@@ -51,8 +51,14 @@ class ApiTokenInline(admin.TabularInline):
 
     model = ApiToken
     extra = 0
-    fields = readonly_fields = ("name", "prefix", "scope", "created_at", "last_used_at",
-                                "revoked_at")
+    fields = readonly_fields = (
+        "name",
+        "prefix",
+        "scope",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -64,8 +70,15 @@ class ApiTokenInline(admin.TabularInline):
 
 @admin.register(User)
 class PlayerAdmin(CheckedSelection, UserAdmin):
-    list_display = ["username", "display_name", "email", "is_bot", "is_staff",
-                    "restriction_label", "date_joined"]
+    list_display = [
+        "username",
+        "display_name",
+        "email",
+        "is_bot",
+        "is_staff",
+        "restriction_label",
+        "date_joined",
+    ]
     list_filter = [RestrictionFilter, "is_bot", *UserAdmin.list_filter]
     search_fields = ["username", "display_name", "email"]
     inlines = [AuditInline, ApiTokenInline]

@@ -21,8 +21,11 @@ class CheckedSelection:
         if name in declared and name not in self.get_actions(request):
             description = str(declared[name]) % model_format_dict(self.opts)
             self.message_user(
-                request, f"Your account may not run “{description}”: it lacks the permission "
-                         f"that action needs. Nothing was changed.", messages.ERROR)
+                request,
+                f"Your account may not run “{description}”: it lacks the permission "
+                f"that action needs. Nothing was changed.",
+                messages.ERROR,
+            )
             return HttpResponseRedirect(request.get_full_path())
         return super().changelist_view(request, extra_context)
 
@@ -33,8 +36,9 @@ class CheckedSelection:
                 if abs(pk.to_python(value)) >= 2**63:
                     raise ValidationError("out of range")
         except (ValidationError, TypeError):
-            self.message_user(request, "That selection is not a list of rows of this page.",
-                              messages.ERROR)
+            self.message_user(
+                request, "That selection is not a list of rows of this page.", messages.ERROR
+            )
             return HttpResponseRedirect(request.get_full_path())
         return super().response_action(request, queryset)
 

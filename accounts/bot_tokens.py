@@ -67,8 +67,10 @@ def make_bot_account(user):
         if user.is_bot:
             return user
         if not may_become_bot(user):
-            raise TokenRefused("This account has sat at a table, so it cannot become a bot "
-                               "account. Sign up a new account for your bot.")
+            raise TokenRefused(
+                "This account has sat at a table, so it cannot become a bot "
+                "account. Sign up a new account for your bot."
+            )
         user.is_bot = True
         user.save(update_fields=["is_bot"])
     return user
@@ -96,21 +98,24 @@ def issue(user, name):
         if not user.is_bot:
             raise TokenRefused("Only a bot account has API tokens.")
         if live_tokens(user).count() >= settings.API_TOKENS_PER_BOT:
-            raise TokenRefused(f"A bot account has at most {settings.API_TOKENS_PER_BOT} "
-                               "tokens: revoke one first.")
+            raise TokenRefused(
+                f"A bot account has at most {settings.API_TOKENS_PER_BOT} tokens: revoke one first."
+            )
         # Counted from the rows, under the lock: exact whatever the cache forgot.
         now = timezone.now()
-        today = list(user.api_tokens.filter(created_at__gt=now - DAY)
-                     .order_by("created_at").values_list("created_at", flat=True)
-                     [:settings.API_TOKENS_PER_DAY])
+        today = list(
+            user.api_tokens.filter(created_at__gt=now - DAY)
+            .order_by("created_at")
+            .values_list("created_at", flat=True)[: settings.API_TOKENS_PER_DAY]
+        )
         if len(today) >= settings.API_TOKENS_PER_DAY:
             wait = (today[0] + DAY - now).total_seconds()
             raise TooManyTokensToday(
                 f"A bot account may create at most {settings.API_TOKENS_PER_DAY} tokens in 24 "
-                f"hours: you can create another in {ratelimit.in_words(wait)}.")
+                f"hours: you can create another in {ratelimit.in_words(wait)}."
+            )
         raw = PREFIX + secrets.token_urlsafe(32)
-        token = ApiToken.objects.create(user=user, name=name, digest=digest(raw),
-                                        prefix=raw[:12])
+        token = ApiToken.objects.create(user=user, name=name, digest=digest(raw), prefix=raw[:12])
     return token, raw
 
 
@@ -119,8 +124,11 @@ def authenticate(raw, now=None):
     not revoked, its account is an active bot account, neither banned nor suspended."""
     if not isinstance(raw, str) or not raw.startswith(PREFIX) or len(raw) > MAX_RAW_LENGTH:
         return None
-    token = (ApiToken.objects.select_related("user")
-             .filter(digest=digest(raw), revoked_at__isnull=True).first())
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(digest=digest(raw), revoked_at__isnull=True)
+        .first()
+    )
     if token is None:
         return None
     user = token.user
@@ -137,7 +145,8 @@ def revoke(token):
     """Revokes `token` at once: every later request is refused, and after commit its open
     streams are told to close (they join token_group)."""
     updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now())
+        revoked_at=timezone.now()
+    )
     token.refresh_from_db(fields=["revoked_at"])
     if updated:
         transaction.on_commit(lambda: _tell_streams(token.pk))
@@ -182,8 +191,9 @@ def _slot_of(user_id, channel_name):
 
 
 def _take_slot(user_id, channel_name):
-    return any(cache.add(key, channel_name, timeout=settings.API_STREAM_TTL)
-               for key in _slot_keys(user_id))
+    return any(
+        cache.add(key, channel_name, timeout=settings.API_STREAM_TTL) for key in _slot_keys(user_id)
+    )
 
 
 def stream_opened(user_id, channel_name):

@@ -14,11 +14,15 @@ from .models import ApiToken
 
 
 class BecomeBotForm(forms.Form):
-    password = forms.CharField(label="Your password, to confirm", strip=False,
-                               widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}))
+    password = forms.CharField(
+        label="Your password, to confirm",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
     understood = forms.BooleanField(
         label="I understand: this account will be a bot account for good, played by my "
-              "program through the Bot API.")
+        "program through the Bot API."
+    )
 
     def __init__(self, user, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -32,8 +36,9 @@ class BecomeBotForm(forms.Form):
 
 
 class TokenForm(forms.Form):
-    name = forms.CharField(label="Token name", max_length=60,
-                           help_text="Where it is used, e.g. \"laptop\" or \"server\".")
+    name = forms.CharField(
+        label="Token name", max_length=60, help_text='Where it is used, e.g. "laptop" or "server".'
+    )
 
     def clean_name(self):
         name = self.cleaned_data["name"]
@@ -45,9 +50,11 @@ def _page(request, *, status=200, **context):
     user = request.user
     context.setdefault("become_form", BecomeBotForm(user))
     context.setdefault("token_form", TokenForm())
-    context.update(may_become=bot_tokens.may_become_bot(user),
-                   tokens=user.api_tokens.all() if user.is_bot else [],
-                   token_limit=bot_tokens.settings.API_TOKENS_PER_BOT)
+    context.update(
+        may_become=bot_tokens.may_become_bot(user),
+        tokens=user.api_tokens.all() if user.is_bot else [],
+        token_limit=bot_tokens.settings.API_TOKENS_PER_BOT,
+    )
     return render(request, "accounts/bot.html", context, status=status)
 
 

@@ -41,14 +41,22 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
     does not change the page's answer (which must not tell whether the address has an
     account)."""
 
-    def send_mail(self, subject_template_name, email_template_name, context, from_email,
-                  to_email, html_email_template_name=None):
+    def send_mail(
+        self,
+        subject_template_name,
+        email_template_name,
+        context,
+        from_email,
+        to_email,
+        html_email_template_name=None,
+    ):
         subject = "".join(render_to_string(subject_template_name, context).splitlines())
         text = render_to_string(email_template_name, context)
         message = EmailMultiAlternatives(subject, text, from_email, [to_email])
         if html_email_template_name is not None:
-            message.attach_alternative(render_to_string(html_email_template_name, context),
-                                       "text/html")
+            message.attach_alternative(
+                render_to_string(html_email_template_name, context), "text/html"
+            )
         _deliver(message, "password_reset", context["user"].pk, raise_errors=False)
 
 
@@ -63,9 +71,13 @@ def send_address_in_use(owner, during):
     """Tells an address's owner that someone named it for another account (`during` is
     "signup" or "change"). The visitor was answered as if the address were free, so this
     is the only place the attempt shows; it carries no link that does anything."""
-    _send("address_in_use", owner.email, {
-        "user": owner,
-        "during": during,
-        "login": settings.SITE_URL + reverse("accounts:login"),
-        "reset": settings.SITE_URL + reverse("accounts:password_reset"),
-    })
+    _send(
+        "address_in_use",
+        owner.email,
+        {
+            "user": owner,
+            "during": during,
+            "login": settings.SITE_URL + reverse("accounts:login"),
+            "reset": settings.SITE_URL + reverse("accounts:password_reset"),
+        },
+    )

@@ -76,8 +76,10 @@ class ZoneSearch(forms.TextInput):
     def render(self, name, value, attrs=None, renderer=None):
         box = super().render(name, value, {**(attrs or {}), "list": "time-zones"}, renderer)
         options = format_html_join(
-            "", '<option value="{}">{}</option>',
-            ((zone, zone.replace("_", " ")) for zone, _ in TIME_ZONE_CHOICES))
+            "",
+            '<option value="{}">{}</option>',
+            ((zone, zone.replace("_", " ")) for zone, _ in TIME_ZONE_CHOICES),
+        )
         return format_html('{}<datalist id="time-zones">{}</datalist>', box, options)
 
 
@@ -85,9 +87,11 @@ class ProfileForm(forms.ModelForm):
     # A text box searching the zone names (a <datalist>, templates/accounts/profile.html)
     # rather than a list of some 600 of them; still only a known zone is accepted.
     time_zone = forms.ChoiceField(
-        choices=TIME_ZONE_CHOICES, error_messages={"invalid_choice": TIME_ZONE_ERROR},
+        choices=TIME_ZONE_CHOICES,
+        error_messages={"invalid_choice": TIME_ZONE_ERROR},
         widget=ZoneSearch(attrs={"autocomplete": "off", "spellcheck": "false"}),
-        help_text="Type to search, e.g. Paris or New York.")
+        help_text="Type to search, e.g. Paris or New York.",
+    )
     # Not a model field of the form, for the same reason as at sign-up; a new address is
     # only attached once confirmed (accounts.views.profile).
     email = forms.EmailField(label="Email address")
@@ -95,25 +99,36 @@ class ProfileForm(forms.ModelForm):
     # The profile page shows the fields in these groups (templates/accounts/profile.html).
     GROUPS = (
         ("You", ("display_name", "email", "time_zone")),
-        ("Emails about your games",
-         ("turn_email", "digest_hour", "notify_reminder_email", "quiet_start", "quiet_end")),
+        (
+            "Emails about your games",
+            ("turn_email", "digest_hour", "notify_reminder_email", "quiet_start", "quiet_end"),
+        ),
     )
 
     class Meta:
         model = User
-        fields = ("display_name", "time_zone", "turn_email", "digest_hour",
-                  "notify_reminder_email", "quiet_start", "quiet_end")
+        fields = (
+            "display_name",
+            "time_zone",
+            "turn_email",
+            "digest_hour",
+            "notify_reminder_email",
+            "quiet_start",
+            "quiet_end",
+        )
         widgets = {
             "turn_email": forms.RadioSelect,
             "quiet_start": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
             "quiet_end": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
         }
-        labels = {"turn_email": "Email me when it is my turn",
-                  "notify_reminder_email": "Remind me by email when half my time is gone"}
+        labels = {
+            "turn_email": "Email me when it is my turn",
+            "notify_reminder_email": "Remind me by email when half my time is gone",
+        }
         help_texts = {
             "quiet_start": "Leave both empty for none. Emails wait until your quiet hours "
-                           "end, except a reminder whose deadline falls inside them: that "
-                           "one comes before they begin.",
+            "end, except a reminder whose deadline falls inside them: that "
+            "one comes before they begin.",
         }
 
     def __init__(self, *args, **kwargs):
@@ -129,8 +144,10 @@ class ProfileForm(forms.ModelForm):
         cleaned = super().clean()
         start, end = cleaned.get("quiet_start"), cleaned.get("quiet_end")
         if (start is None) != (end is None):
-            self.add_error("quiet_end" if end is None else "quiet_start",
-                           "Give both ends of your quiet hours, or neither.")
+            self.add_error(
+                "quiet_end" if end is None else "quiet_start",
+                "Give both ends of your quiet hours, or neither.",
+            )
         elif start is not None and start == end:
             self.add_error("quiet_end", "Quiet hours must end at another time than they start.")
         return cleaned

@@ -17,26 +17,34 @@ class User(AbstractUser):
     # account whose sign-up named an address another account has (NULLs never collide).
     # django-stubs types AbstractUser.email as never NULL; here NULL is meant (above).
     email = models.EmailField(  # type: ignore[assignment]
-        "email address", unique=True, null=True, blank=True)
+        "email address", unique=True, null=True, blank=True
+    )
     email_confirmed = models.BooleanField(default=False)
     # An address given but not attached until its owner follows the link sent there, so
     # naming an address, taken or free, changes nothing another person could notice.
     pending_email = models.EmailField("address waiting for confirmation", blank=True)
     display_name = models.CharField(max_length=40, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
+
     class TurnEmail(models.TextChoices):
         IMMEDIATE = "immediate", "As soon as I am away"
         DIGEST = "digest", "Once a day, all my games in one email"
         NONE = "none", "Never"
 
     turn_email = models.CharField(
-        "email me when it is my turn (turn-by-turn games)", max_length=10,
-        choices=TurnEmail, default=TurnEmail.IMMEDIATE,
+        "email me when it is my turn (turn-by-turn games)",
+        max_length=10,
+        choices=TurnEmail,
+        default=TurnEmail.IMMEDIATE,
         help_text="Only ever when you are away from the site, and at most once a game "
-                  "until you have been back.")
+        "until you have been back.",
+    )
     digest_hour = models.PositiveSmallIntegerField(
-        "send the daily email at", default=8, choices=[(h, f"{h:02d}:00") for h in range(24)],
-        help_text="In your time zone.")
+        "send the daily email at",
+        default=8,
+        choices=[(h, f"{h:02d}:00") for h in range(24)],
+        help_text="In your time zone.",
+    )
     notify_reminder_email = models.BooleanField(
         "email me a reminder at half time of a deadline", default=True
     )
@@ -50,9 +58,11 @@ class User(AbstractUser):
     banned_at = models.DateTimeField(null=True, blank=True)
     suspended_until = models.DateTimeField(null=True, blank=True)
     is_bot = models.BooleanField(
-        "bot account", default=False,
+        "bot account",
+        default=False,
         help_text="A bot account: its seats are played by a program through the Bot API "
-                  "(docs/bot-api.md).")
+        "(docs/bot-api.md).",
+    )
 
     # Django's docs extend the abstract user's Meta so; django-stubs does not declare it.
     class Meta(AbstractUser.Meta):  # type: ignore[name-defined]

@@ -55,8 +55,11 @@ def hidden_characters(text):
 
 
 def describe(char):
-    name = unicodedata.name(char, "") or {"\n": "LINE FEED", "\r": "CARRIAGE RETURN",
-                                           "\t": "TAB"}.get(char, "a control character")
+    name = unicodedata.name(char, "") or {
+        "\n": "LINE FEED",
+        "\r": "CARRIAGE RETURN",
+        "\t": "TAB",
+    }.get(char, "a control character")
     return f"U+{ord(char):04X} {name}"
 
 
@@ -68,8 +71,10 @@ def refusal(text, what="This text"):
         return ""
     listed = ", ".join(describe(c) for c in found[:3])
     more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-    return (f"{what} has invisible control or formatting characters ({listed}{more}), "
-            "which can make it read differently from what it says: remove them.")
+    return (
+        f"{what} has invisible control or formatting characters ({listed}{more}), "
+        "which can make it read differently from what it says: remove them."
+    )
 
 
 def validate(text, what="This text"):

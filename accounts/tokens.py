@@ -32,7 +32,10 @@ def unsubscribe_token(user, kind):
 def read_unsubscribe_token(token):
     """(user_pk, kind), or raises signing.BadSignature."""
     data = signing.loads(token, salt=_UNSUBSCRIBE_SALT)
-    if not isinstance(data, dict) or data.get("k") not in UNSUBSCRIBE_KINDS \
-            or not isinstance(data.get("u"), int):
+    if (
+        not isinstance(data, dict)
+        or data.get("k") not in UNSUBSCRIBE_KINDS
+        or not isinstance(data.get("u"), int)
+    ):
         raise signing.BadSignature("not an unsubscribe token")
     return data["u"], data["k"]

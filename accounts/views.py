@@ -270,8 +270,9 @@ class PasswordResetView(RefuseInvalidForm, auth_views.PasswordResetView):
         window = settings.PASSWORD_RESET_RATE_WINDOW
         if ratelimit.hit("reset-ip", ip, window) > settings.PASSWORD_RESET_IP_LIMIT:
             wait = in_words(ratelimit.retry_after("reset-ip", ip))
-            context = self.get_context_data(form=self.form_class(),
-                                            error=TOO_MANY_RESETS.format(wait=wait))
+            context = self.get_context_data(
+                form=self.form_class(), error=TOO_MANY_RESETS.format(wait=wait)
+            )
             return self.render_to_response(context, status=429)
         return super().post(request, *args, **kwargs)
 

@@ -17,8 +17,12 @@ from games.routing import websocket_urlpatterns
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(
-            [*websocket_urlpatterns, path("ws/echo/<int:room>/", EchoConsumer.as_asgi())]
-        ))),
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(
+                URLRouter(
+                    [*websocket_urlpatterns, path("ws/echo/<int:room>/", EchoConsumer.as_asgi())]
+                )
+            )
+        ),
     }
 )

@@ -37,7 +37,8 @@ class EchoConsumer(AsyncJsonWebsocketConsumer):
             return
         pad = content.get("pad", "")[:MAX_PAD]
         await self.channel_layer.group_send(
-            self.group, {"type": "echo.message", "id": content.get("id"), "pad": pad})
+            self.group, {"type": "echo.message", "id": content.get("id"), "pad": pad}
+        )
 
     async def echo_message(self, message):
         await self.send_json({"type": "echo", "id": message["id"], "pad": message["pad"]})

@@ -126,8 +126,13 @@ def summarize(latencies_ms):
     values = sorted(latencies_ms)
     if not values:
         return None
-    return {"n": len(values), "median": statistics.median(values), "p95": percentile(values, 95),
-            "p99": percentile(values, 99), "max": values[-1]}
+    return {
+        "n": len(values),
+        "median": statistics.median(values),
+        "p95": percentile(values, 95),
+        "p99": percentile(values, 99),
+        "max": values[-1],
+    }
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -137,24 +142,43 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
-    parser.add_argument("--pace", type=float, default=3.0,
-                        help="mean seconds a seat thinks before each decision (0.5x-1.5x)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=3.0,
+        help="mean seconds a seat thinks before each decision (0.5x-1.5x)",
+    )
     parser.add_argument("--warmup", type=float, default=15.0, help="seconds not measured")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds measured")
     parser.add_argument("--echo", action="store_true", help="the bare echo instead of the game")
-    parser.add_argument("--echo-bytes", type=int, default=11000,
-                        help="echo payload, about one seat's fragments")
-    parser.add_argument("--daphnes", type=int, default=4,
-                        help="server processes (two per core), Daphne unless --server says")
-    parser.add_argument("--server", choices=["daphne", "uvicorn"], default="daphne",
-                        help="the ASGI server of the same application (uvicorn: uvloop, httptools)")
+    parser.add_argument(
+        "--echo-bytes", type=int, default=11000, help="echo payload, about one seat's fragments"
+    )
+    parser.add_argument(
+        "--daphnes",
+        type=int,
+        default=4,
+        help="server processes (two per core), Daphne unless --server says",
+    )
+    parser.add_argument(
+        "--server",
+        choices=["daphne", "uvicorn"],
+        default="daphne",
+        help="the ASGI server of the same application (uvicorn: uvloop, httptools)",
+    )
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--history", type=int, default=0,
-                        help="plain moves played at each table before the run (a long game's "
-                             "move log and state; not measured)")
+    parser.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        help="plain moves played at each table before the run (a long game's "
+        "move log and state; not measured)",
+    )
     args = parser.parse_args(argv)
-    if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+    if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith(
+        "postgres"
+    ):
         sys.exit("Set DATABASE_URL (PostgreSQL) and REDIS_URL: this measures the real stack.")
     try:
         import psutil  # noqa: F401
@@ -205,8 +229,14 @@ def _end_tables(game_ids=None):
     else:
         running = running.filter(pk__in=game_ids)
     ended = Game.objects.filter(pk__in=list(running.values_list("pk", flat=True))).update(
-        status=Game.Status.ABORTED, finished_at=timezone.now(), deadline_at=None,
-        bot_due_at=None, wake_at=None, turn=None, waiting_on=[])
+        status=Game.Status.ABORTED,
+        finished_at=timezone.now(),
+        deadline_at=None,
+        bot_due_at=None,
+        wake_at=None,
+        turn=None,
+        waiting_on=[],
+    )
     connection.close()
     return ended
 
@@ -227,8 +257,10 @@ def _set_up(args):
     run = uuid.uuid4().hex[:6]
     tables = []  # (game id, [session cookie per seat])
     for t in range(args.tables):
-        users = [User.objects.create_user(f"l{run}-{t}-{s}", email=f"l{run}-{t}-{s}@example.com")
-                 for s in range(args.players)]
+        users = [
+            User.objects.create_user(f"l{run}-{t}-{s}", email=f"l{run}-{t}-{s}@example.com")
+            for s in range(args.players)
+        ]
         # A long game (to 1000 points), so that no table runs out of game during the run.
         game = lobby.create_table(users[0], players=args.players, target_score=1000)
         for s in range(1, args.players):
@@ -246,8 +278,10 @@ def _set_up(args):
             cookies.append(client.cookies["sessionid"].value)
         tables.append((game.pk, cookies))
     connection.close()
-    print(f"set up {len(tables)} tables of {args.players} in {time.monotonic() - started:.1f} s",
-          flush=True)
+    print(
+        f"set up {len(tables)} tables of {args.players} in {time.monotonic() - started:.1f} s",
+        flush=True,
+    )
     return tables
 
 
@@ -266,9 +300,14 @@ def _play_history(game_id, users, moves):
         if game.status != Game.Status.ACTIVE or not game.waiting_on:
             break
         seat = game.waiting_on[0]
-        decisions.apply_decision(game_id, seat, store.load_state(game).auto_action(seat),
-                                GameEvent.Actor.PERSON, user=users[seat],
-                                idempotency_key=uuid.uuid4().hex)
+        decisions.apply_decision(
+            game_id,
+            seat,
+            store.load_state(game).auto_action(seat),
+            GameEvent.Actor.PERSON,
+            user=users[seat],
+            idempotency_key=uuid.uuid4().hex,
+        )
     _clear_clocks([game_id])
 
 
@@ -277,8 +316,9 @@ def _clear_clocks(game_ids):
     next move (actions.clock.plan gives every seat then waited on a new one)."""
     from games.models import Game
 
-    Game.objects.filter(pk__in=game_ids).update(clocks={}, deadline_at=None, wake_at=None,
-                                                countdown_at=None)
+    Game.objects.filter(pk__in=game_ids).update(
+        clocks={}, deadline_at=None, wake_at=None, countdown_at=None
+    )
 
 
 class _Site:
@@ -296,7 +336,8 @@ class _Site:
         listener.listen(1024)
         self.port = listener.getsockname()[1]
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 -- kept if anything was written
-            "w+", prefix="bench-load-", suffix=".log", delete=False)
+            "w+", prefix="bench-load-", suffix=".log", delete=False
+        )
         env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
         python = sys.executable
         fd = str(listener.fileno())
@@ -304,24 +345,75 @@ class _Site:
             "daphne": [python, "-m", "daphne", "--fd", fd, "bench.asgi:application"],
             # The same application under uvicorn with its fast loop and HTTP parser; access
             # logs off as Daphne's are at LOG_LEVEL=WARNING.
-            "uvicorn": [python, "-m", "uvicorn", "--fd", fd, "--loop", "uvloop", "--http",
-                        "httptools", "--ws", "websockets", "--lifespan", "off", "--no-access-log",
-                        "--log-level", "warning", "bench.asgi:application"],
+            "uvicorn": [
+                python,
+                "-m",
+                "uvicorn",
+                "--fd",
+                fd,
+                "--loop",
+                "uvloop",
+                "--http",
+                "httptools",
+                "--ws",
+                "websockets",
+                "--lifespan",
+                "off",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "bench.asgi:application",
+            ],
         }[self.server]
         for n in range(self.daphnes):
             self.children[f"{self.server}-{n + 1}"] = subprocess.Popen(
                 command,
-                cwd=ROOT, env=env, pass_fds=(listener.fileno(),),
-                stdout=subprocess.DEVNULL, stderr=self.log)
+                cwd=ROOT,
+                env=env,
+                pass_fds=(listener.fileno(),),
+                stdout=subprocess.DEVNULL,
+                stderr=self.log,
+            )
         listener.close()  # the Daphnes hold it now
         self.children["celery-worker"] = subprocess.Popen(
-            [python, "-m", "celery", "-A", "config", "worker", "-l", "WARNING", "--concurrency", "1",
-             "-Q", self.queue], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "WARNING",
+                "--concurrency",
+                "1",
+                "-Q",
+                self.queue,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
         self.schedule = tempfile.mkdtemp(prefix="bench-load-beat-")
         self.children["celery-beat"] = subprocess.Popen(
-            [python, "-m", "celery", "-A", "config", "beat", "-l", "WARNING",
-             "--schedule", os.path.join(self.schedule, "schedule")],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "-l",
+                "WARNING",
+                "--schedule",
+                os.path.join(self.schedule, "schedule"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
         _wait_for(self.port)
         return self
@@ -342,7 +434,6 @@ class _Site:
         else:
             print(f"the server processes wrote to {self.log.name}")
 
-
     def _drop_queue(self):
         """The run's Celery queue goes with it (countdowns still waiting there are moot)."""
         import redis
@@ -362,12 +453,18 @@ class _Site:
 def _start_clients(args, site, tables):
     """The client processes, each with its share of the tables: (pipes, processes)."""
     ctx = multiprocessing.get_context("spawn")
-    shares = [tables[i::args.clients] for i in range(args.clients)]
+    shares = [tables[i :: args.clients] for i in range(args.clients)]
     pipes, clients = [], []
     for n, share in enumerate(shares):
         mine, theirs = ctx.Pipe()
-        config = {"port": site.port, "tables": share, "echo": args.echo, "pace": args.pace,
-                  "echo_bytes": args.echo_bytes, "seed": args.seed * 1000 + n}
+        config = {
+            "port": site.port,
+            "tables": share,
+            "echo": args.echo,
+            "pace": args.pace,
+            "echo_bytes": args.echo_bytes,
+            "seed": args.seed * 1000 + n,
+        }
         proc = ctx.Process(target=_client_main, args=(config, theirs), daemon=True)
         proc.start()
         pipes.append(mine)
@@ -386,8 +483,11 @@ def _wait_open(args, pipes, tables):
         opened, failed = opened + ok, failed + bad
         first_failure = first_failure or why
     sockets = len(tables) * args.players
-    print(f"{opened} of {sockets} sockets open"
-          + (f", {failed} failed (first: {first_failure})" if failed else ""), flush=True)
+    print(
+        f"{opened} of {sockets} sockets open"
+        + (f", {failed} failed (first: {first_failure})" if failed else ""),
+        flush=True,
+    )
     if failed:
         sys.exit(1)
 
@@ -397,10 +497,12 @@ def _watched(site, clients):
     import psutil
 
     servers = {name: psutil.Process(child.pid) for name, child in site.children.items()}
-    redis = next((p for p in psutil.process_iter(["name"])
-                  if p.info["name"] == "redis-server"), None)
-    watched = dict(servers, **{f"client-{n + 1}": psutil.Process(c.pid)
-                               for n, c in enumerate(clients)})
+    redis = next(
+        (p for p in psutil.process_iter(["name"]) if p.info["name"] == "redis-server"), None
+    )
+    watched = dict(
+        servers, **{f"client-{n + 1}": psutil.Process(c.pid) for n, c in enumerate(clients)}
+    )
     if redis is not None:
         watched["redis-server (shared)"] = redis
     return watched
@@ -486,21 +588,31 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
     resyncs = sum(r["resyncs"] for r in results)
     late = sum(r["late"] for r in results)
     what = "echo" if args.echo else "game"
-    print(f"{what}: tables={args.tables} players={args.players} "
-          f"sockets={args.tables * args.players} pace={args.pace}s "
-          f"{args.server}s={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
-          f"window={args.duration:.0f}s after {args.warmup:.0f}s warm-up")
+    print(
+        f"{what}: tables={args.tables} players={args.players} "
+        f"sockets={args.tables * args.players} pace={args.pace}s "
+        f"{args.server}s={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
+        f"window={args.duration:.0f}s after {args.warmup:.0f}s warm-up"
+    )
     unit = "echoes" if args.echo else "decisions"
     print(f"  {unit}/s: {decided / args.duration:.1f} ({decided} in the window)")
     stats = summarize(latencies)
     if stats:
-        print(f"  latency, action -> every seat has it (n={stats['n']}): "
-              f"median {stats['median']:.1f} ms, p95 {stats['p95']:.1f} ms, "
-              f"p99 {stats['p99']:.1f} ms, max {stats['max']:.1f} ms")
+        print(
+            f"  latency, action -> every seat has it (n={stats['n']}): "
+            f"median {stats['median']:.1f} ms, p95 {stats['p95']:.1f} ms, "
+            f"p99 {stats['p99']:.1f} ms, max {stats['max']:.1f} ms"
+        )
     else:
         print("  latency: no measurement")
-    print(f"  errors: {error_count}" + ("" if args.echo else (
-        f" (HTTP resyncs: {resyncs}; pushes that came after a newer one: {late})")))
+    print(
+        f"  errors: {error_count}"
+        + (
+            ""
+            if args.echo
+            else (f" (HTTP resyncs: {resyncs}; pushes that came after a newer one: {late})")
+        )
+    )
     for line in errors[:10]:
         print("   ", line)
     if dead:
@@ -512,12 +624,19 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
     if decided:
         # The figure the game is held to against the echo: what a move (an echo round)
         # costs the server processes, whatever their number.
-        print(f"    {args.server}s' CPU per {'echo round' if args.echo else 'decision'}: "
-              f"{served / 100 * args.duration / decided * 1000:.2f} ms")
-    print(f"    machine: {busy[0]:.0f} % busy of {os.cpu_count()} cores"
-          f" ({busy[1]:.0f} % stolen by the host's other guests)")
-    print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
-        *load_before, *load_after))
+        print(
+            f"    {args.server}s' CPU per {'echo round' if args.echo else 'decision'}: "
+            f"{served / 100 * args.duration / decided * 1000:.2f} ms"
+        )
+    print(
+        f"    machine: {busy[0]:.0f} % busy of {os.cpu_count()} cores"
+        f" ({busy[1]:.0f} % stolen by the host's other guests)"
+    )
+    print(
+        "  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
+            *load_before, *load_after
+        )
+    )
     if stats:
         verdict = "holds" if stats["p95"] < 150 and error_count == 0 else "does NOT hold"
         print(f"  target (p95 < 150 ms, no error): {verdict}")
@@ -584,18 +703,32 @@ class _Clients:
         await asyncio.gather(*(t.play() for t in tables), return_exceptions=True)
         for task in list(self.tasks):
             task.cancel()
-        self.pipe.send(("result", {
-            "latencies": self.latencies, "decided": self.decided, "errors": self.errors,
-            "error_count": self.error_count, "resyncs": self.resyncs, "late": self.late,
-        }))
+        self.pipe.send(
+            (
+                "result",
+                {
+                    "latencies": self.latencies,
+                    "decided": self.decided,
+                    "errors": self.errors,
+                    "error_count": self.error_count,
+                    "resyncs": self.resyncs,
+                    "late": self.late,
+                },
+            )
+        )
 
     async def connect(self, path, cookie):
         import websockets
 
         return await websockets.connect(
-            f"ws://127.0.0.1:{self.port}{path}", max_size=None, open_timeout=60,
-            additional_headers={"Cookie": f"sessionid={cookie}",
-                                "Origin": f"http://127.0.0.1:{self.port}"})
+            f"ws://127.0.0.1:{self.port}{path}",
+            max_size=None,
+            open_timeout=60,
+            additional_headers={
+                "Cookie": f"sessionid={cookie}",
+                "Origin": f"http://127.0.0.1:{self.port}",
+            },
+        )
 
     def later(self, coro):
         """Runs `coro` beside the caller; whatever is still running at the end is cancelled."""
@@ -608,8 +741,12 @@ class _Clients:
         and the body."""
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
         extra = "HX-Request: true\r\n" if htmx else ""
-        writer.write((f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{self.port}\r\n"
-                      f"Cookie: sessionid={cookie}\r\n{extra}\r\n").encode())
+        writer.write(
+            (
+                f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{self.port}\r\n"
+                f"Cookie: sessionid={cookie}\r\n{extra}\r\n"
+            ).encode()
+        )
         data = await reader.read()
         writer.close()
         head, _, body = data.partition(b"\r\n\r\n")
@@ -638,7 +775,9 @@ class _GameTable:
             async with opening:
                 status, html = await self.c.http_get(f"/games/{self.game_id}/", cookie, htmx=False)
                 if status != 200:
-                    raise RuntimeError(f"table {self.game_id} seat {seat}: the page answered {status}")
+                    raise RuntimeError(
+                        f"table {self.game_id} seat {seat}: the page answered {status}"
+                    )
                 self.shown[seat], self.html[seat] = page_seq(html), html
                 self.sockets[seat] = await self.c.connect(f"/ws/games/{self.game_id}/", cookie)
         return len(self.cookies)
@@ -669,8 +808,11 @@ class _GameTable:
                         self.c.late += msg["seq"] < self.shown[seat]
                         continue
                     if TRACE and msg["seq"] > self.shown[seat] + 1:
-                        print(f"{now:.3f} table {self.game_id} seat {seat} shows "
-                              f"{self.shown[seat]}, got {msg['seq']}", flush=True)
+                        print(
+                            f"{now:.3f} table {self.game_id} seat {seat} shows "
+                            f"{self.shown[seat]}, got {msg['seq']}",
+                            flush=True,
+                        )
                     self.show(seat, msg["seq"], msg["html"], now)
                 elif kind == "hello":
                     if msg["seq"] != self.shown[seat]:
@@ -680,7 +822,9 @@ class _GameTable:
                     if future is not None and not future.done():
                         future.set_result(msg)
         except Exception as exc:  # noqa: BLE001 -- a socket that ends early is an error
-            self.c.error(f"table {self.game_id} seat {seat}: socket ended: {type(exc).__name__}: {exc}")
+            self.c.error(
+                f"table {self.game_id} seat {seat}: socket ended: {type(exc).__name__}: {exc}"
+            )
         finally:
             await ws.close()
 
@@ -696,7 +840,10 @@ class _GameTable:
 
     def show(self, seat, seq, html, now):
         if TRACE:
-            print(f"{now:.3f} table {self.game_id} seat {seat} shows {seq}: {choices(html)}", flush=True)
+            print(
+                f"{now:.3f} table {self.game_id} seat {seat} shows {seq}: {choices(html)}",
+                flush=True,
+            )
         self.shown[seat], self.html[seat] = seq, html
         self.arrivals[seat].append((seq, now))
         del self.arrivals[seat][:-64]
@@ -765,11 +912,16 @@ class _GameTable:
                 self.c.error(f"table {self.game_id} seat {seat}: no answer to {action}")
             return
         if TRACE:
-            print(f"{time.monotonic():.3f} table {self.game_id} seat {seat} sent {action} on page "
-                  f"{self.looked_at[seat]}: {msg}", flush=True)
+            print(
+                f"{time.monotonic():.3f} table {self.game_id} seat {seat} sent {action} on page "
+                f"{self.looked_at[seat]}: {msg}",
+                flush=True,
+            )
         if msg["type"] == "error":
             if counted:
-                self.c.error(f"table {self.game_id} seat {seat}: {action} refused: {msg['message']}")
+                self.c.error(
+                    f"table {self.game_id} seat {seat}: {action} refused: {msg['message']}"
+                )
             await self.resync(seat)
             return
         seq = msg["seq"]
@@ -784,8 +936,10 @@ class _GameTable:
                 when = await asyncio.wait_for(waiter, REACH_TIMEOUT)
             except TimeoutError:
                 if counted:
-                    self.c.error(f"table {self.game_id} event {seq}: not on every page after "
-                                 f"{REACH_TIMEOUT:.0f} s (pages show {self.shown})")
+                    self.c.error(
+                        f"table {self.game_id} event {seq}: not on every page after "
+                        f"{REACH_TIMEOUT:.0f} s (pages show {self.shown})"
+                    )
                 return
         if counted:
             self.c.decided += 1
@@ -820,13 +974,16 @@ class _EchoTable:
             done = asyncio.get_running_loop().create_future()
             self.pending[n] = [sent, len(self.sockets), done]
             await self.c.rng.choice(self.sockets).send(
-                json.dumps({"type": "echo", "id": n, "pad": self.c.pad}))
+                json.dumps({"type": "echo", "id": n, "pad": self.c.pad})
+            )
             try:
                 when = await asyncio.wait_for(done, REACH_TIMEOUT)
             except TimeoutError:
                 if self.c.in_window(sent):
-                    self.c.error(f"room {self.game_id} echo {n}: not on every socket after "
-                                 f"{REACH_TIMEOUT:.0f} s")
+                    self.c.error(
+                        f"room {self.game_id} echo {n}: not on every socket after "
+                        f"{REACH_TIMEOUT:.0f} s"
+                    )
                 continue
             finally:
                 self.pending.pop(n, None)

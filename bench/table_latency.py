@@ -90,22 +90,29 @@ def main():
         os.unlink(daphne_log.name)
     else:
         print(f"Daphne wrote errors to {daphne_log.name}")
-    _print_results(args, moves, elapsed, closed, arrivals.status.get("why"),
-                   load_before, load_after)
+    _print_results(
+        args, moves, elapsed, closed, arrivals.status.get("why"), load_before, load_after
+    )
 
 
 def _arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=1)
-    parser.add_argument("--moves-per-table", type=int, default=11,
-                        help="the first is a warm-up, reported apart")
-    parser.add_argument("--think", type=float, default=3.0,
-                        help="mean seconds between two moves at one table (human pace)")
+    parser.add_argument(
+        "--moves-per-table", type=int, default=11, help="the first is a warm-up, reported apart"
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=3.0,
+        help="mean seconds between two moves at one table (human pace)",
+    )
     parser.add_argument("--writers", type=int, default=8, help="threads applying moves")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if (not os.environ.get("REDIS_URL")
-            or not os.environ.get("DATABASE_URL", "").startswith("postgres")):
+    if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith(
+        "postgres"
+    ):
         sys.exit("Set DATABASE_URL (PostgreSQL) and REDIS_URL: this measures the real stack.")
     try:
         import websockets  # noqa: F401
@@ -136,8 +143,10 @@ def _make_tables(count):
     run = uuid.uuid4().hex[:6]
     tables = []
     for t in range(count):
-        users = [User.objects.create_user(f"b{run}-{t}-{s}", email=f"b{run}-{t}-{s}@example.com")
-                 for s in range(SEATS)]
+        users = [
+            User.objects.create_user(f"b{run}-{t}-{s}", email=f"b{run}-{t}-{s}@example.com")
+            for s in range(SEATS)
+        ]
         game = lobby.create_table(users[0])
         for s in range(1, SEATS):
             lobby.take_seat(game.pk, users[s], s)
@@ -155,12 +164,23 @@ def _start_daphne(port):
     """A Daphne on `port`, terminated when this process ends: (process, its log file)."""
     # Kept after the run when Daphne wrote anything (closed and removed otherwise, in main).
     daphne_log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-        "w+", prefix="bench-daphne-", suffix=".log", delete=False)
+        "w+", prefix="bench-daphne-", suffix=".log", delete=False
+    )
     daphne = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "config.asgi:application"],
-        cwd=ROOT, env=dict(os.environ, LOG_LEVEL="WARNING"),
-        stdout=subprocess.DEVNULL, stderr=daphne_log,
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=ROOT,
+        env=dict(os.environ, LOG_LEVEL="WARNING"),
+        stdout=subprocess.DEVNULL,
+        stderr=daphne_log,
     )
     # Never leave Daphne behind, whichever way this process ends.
     atexit.register(lambda: daphne.poll() is None and daphne.terminate())
@@ -200,18 +220,25 @@ class _Arrivals:
         """Waits for every socket to open; exits when one could not."""
         status = self.status
         with self.cond:
-            if not self.cond.wait_for(lambda: status["open"] + status["closed"] == sockets,
-                                      timeout=300) or status["closed"]:
-                sys.exit(f"only {status['open']} of {sockets} sockets opened "
-                         f"({status['closed']} failed, first: {status.get('why')}; "
-                         f"Daphne's log: {log_name})")
+            if (
+                not self.cond.wait_for(
+                    lambda: status["open"] + status["closed"] == sockets, timeout=300
+                )
+                or status["closed"]
+            ):
+                sys.exit(
+                    f"only {status['open']} of {sockets} sockets opened "
+                    f"({status['closed']} failed, first: {status.get('why')}; "
+                    f"Daphne's log: {log_name})"
+                )
 
     def wait(self, key):
         """Waits for event `key` to reach every seat: (whether it did in time, the arrival
         times that came)."""
         with self.cond:
-            ok = self.cond.wait_for(lambda: len(self.arrivals.get(key, ())) >= SEATS,
-                                    timeout=TIMEOUT)
+            ok = self.cond.wait_for(
+                lambda: len(self.arrivals.get(key, ())) >= SEATS, timeout=TIMEOUT
+            )
             got = self.arrivals.pop(key, [])
         return ok, got
 
@@ -225,8 +252,10 @@ class _Moves:
         self.arrivals = arrivals
         self.rng = random.Random(args.seed)
         self.latencies, self.warmups, self.errors = [], [], []
-        self.due = [(time.monotonic() + self.rng.uniform(0, args.think), game_id, 0)
-                    for game_id, _ in tables]
+        self.due = [
+            (time.monotonic() + self.rng.uniform(0, args.think), game_id, 0)
+            for game_id, _ in tables
+        ]
         heapq.heapify(self.due)
         self.schedule = threading.Condition()
         self.pending = len(tables)  # tables still playing
@@ -287,8 +316,9 @@ class _Moves:
         action = state.auto_action(seat)
         start = time.monotonic()
         try:
-            result = decisions.apply_decision(game_id, seat, action, GameEvent.Actor.PERSON,
-                                             idempotency_key=uuid.uuid4().hex)
+            result = decisions.apply_decision(
+                game_id, seat, action, GameEvent.Actor.PERSON, idempotency_key=uuid.uuid4().hex
+            )
         except Exception as exc:  # noqa: BLE001 -- counted, not fatal: the figures say how many
             self.errors.append(f"game {game_id}: {type(exc).__name__}: {exc}")
             return True
@@ -296,36 +326,50 @@ class _Moves:
         key = (game_id, result.event.seq)
         ok, got = self.arrivals.wait(key)
         if ok:
-            (self.warmups if warmup else self.latencies).append(
-                (max(got[:SEATS]) - start) * 1000)
+            (self.warmups if warmup else self.latencies).append((max(got[:SEATS]) - start) * 1000)
             if os.environ.get("BENCH_TRACE"):
-                print(f"{start - self.began:8.3f} game {game_id} seq {key[1]}: "
-                      f"applied+pushed {(applied - start) * 1000:.0f}, sockets "
-                      + " ".join(f"{(t - start) * 1000:.0f}" for t in got), flush=True)
+                print(
+                    f"{start - self.began:8.3f} game {game_id} seq {key[1]}: "
+                    f"applied+pushed {(applied - start) * 1000:.0f}, sockets "
+                    + " ".join(f"{(t - start) * 1000:.0f}" for t in got),
+                    flush=True,
+                )
         else:
             self.errors.append(
-                f"game {game_id} event {key[1]}: reached {len(got)} of {SEATS} sockets")
+                f"game {game_id} event {key[1]}: reached {len(got)} of {SEATS} sockets"
+            )
         return True
 
 
 def _print_results(args, moves, elapsed, closed, why, load_before, load_after):
     latencies, warmups, errors = moves.latencies, moves.warmups, moves.errors
-    print(f"tables={args.tables} moves/table<={args.moves_per_table} think={args.think}s "
-          f"writers={args.writers} cpus={os.cpu_count()}: "
-          f"{len(latencies)} moves in {elapsed:.1f} s ({len(latencies) / elapsed:.1f}/s)")
+    print(
+        f"tables={args.tables} moves/table<={args.moves_per_table} think={args.think}s "
+        f"writers={args.writers} cpus={os.cpu_count()}: "
+        f"{len(latencies)} moves in {elapsed:.1f} s ({len(latencies) / elapsed:.1f}/s)"
+    )
     if latencies:
         latencies.sort()
-        print(f"  median {statistics.median(latencies):.1f} ms, p95 {_pct(latencies, 95):.1f} ms, "
-              f"p99 {_pct(latencies, 99):.1f} ms, max {latencies[-1]:.1f} ms")
+        print(
+            f"  median {statistics.median(latencies):.1f} ms, p95 {_pct(latencies, 95):.1f} ms, "
+            f"p99 {_pct(latencies, 99):.1f} ms, max {latencies[-1]:.1f} ms"
+        )
     if warmups:
-        print(f"  not counted above: each table's first move (warm-up), {len(warmups)} moves, "
-              f"median {statistics.median(warmups):.1f} ms, max {max(warmups):.1f} ms")
-    print(f"  errors: {len(errors)} (sockets closed early: {closed}"
-          f"{', first: ' + why if closed else ''})")
+        print(
+            f"  not counted above: each table's first move (warm-up), {len(warmups)} moves, "
+            f"median {statistics.median(warmups):.1f} ms, max {max(warmups):.1f} ms"
+        )
+    print(
+        f"  errors: {len(errors)} (sockets closed early: {closed}"
+        f"{', first: ' + why if closed else ''})"
+    )
     for line in errors[:10]:
         print("   ", line)
-    print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
-        *load_before, *load_after))
+    print(
+        "  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
+            *load_before, *load_after
+        )
+    )
     if not latencies:
         sys.exit("no measurements")
 
@@ -344,9 +388,13 @@ def _client_main(port, tables, out):
             # on two cores, and pages do not all open in the same instant anyway.
             async with opening:
                 ws = await websockets.connect(
-                    f"ws://127.0.0.1:{port}/ws/games/{game_id}/", max_size=None, open_timeout=60,
-                    additional_headers={"Cookie": f"sessionid={cookie}",
-                                        "Origin": f"http://127.0.0.1:{port}"},
+                    f"ws://127.0.0.1:{port}/ws/games/{game_id}/",
+                    max_size=None,
+                    open_timeout=60,
+                    additional_headers={
+                        "Cookie": f"sessionid={cookie}",
+                        "Origin": f"http://127.0.0.1:{port}",
+                    },
                 )
             async with ws:
                 out.send(("open",))
@@ -362,8 +410,9 @@ def _client_main(port, tables, out):
 
     async def run():
         opening = asyncio.Semaphore(8)
-        await asyncio.gather(*(listen(game_id, cookie, opening) for game_id, cookies in tables
-                               for cookie in cookies))
+        await asyncio.gather(
+            *(listen(game_id, cookie, opening) for game_id, cookies in tables for cookie in cookies)
+        )
 
     asyncio.run(run())
 

@@ -93,7 +93,8 @@ def _task_ended(task_id=None, task=None, state=None, **kwargs):
     started = _started.pop(task_id, None)
     if started is not None and task is not None:
         metrics.task_seconds.labels(task.name, state or "unknown").observe(
-            time.perf_counter() - started)
+            time.perf_counter() - started
+        )
 
 
 @signals.worker_process_init.connect

@@ -26,4 +26,5 @@ class ChannelLayer(RedisChannelLayer):
             return super().create_pool(index)
         address = host.pop("address")
         return aioredis.BlockingConnectionPool.from_url(
-            address, max_connections=self.max_connections, timeout=self.pool_timeout, **host)
+            address, max_connections=self.max_connections, timeout=self.pool_timeout, **host
+        )

@@ -32,8 +32,13 @@ from django.db.models import Count
 from django.db.utils import load_backend
 from django.http import HttpResponse, JsonResponse
 from kombu.exceptions import ChannelError
-from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry,
-                               generate_latest, multiprocess)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import GaugeMetricFamily
 
 from config import heartbeat
@@ -51,11 +56,14 @@ OK = "ok"
 # is the REMOTE_ADDR a server sees (or a Daphne run with --proxy-headers took the address
 # from it, which a client may have written itself). Either way it is not this machine's.
 PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
-METRICS_REFUSED = ("Metrics are served to this machine, or with the METRICS_TOKEN setting "
-                   "as 'Authorization: Bearer <token>'.\n")
+METRICS_REFUSED = (
+    "Metrics are served to this machine, or with the METRICS_TOKEN setting "
+    "as 'Authorization: Bearer <token>'.\n"
+)
 
 
 # --- /readyz ---------------------------------------------------------------------------------
+
 
 def _database():
     """SELECT 1 on a connection of its own, outside the pool (whose wait for a connection
@@ -85,7 +93,8 @@ def _redis(address):
         client = _redis_clients.get(address)
         if client is None:
             client = _redis_clients[address] = redis.Redis.from_url(
-                address, socket_timeout=CHECK_SECONDS, socket_connect_timeout=CHECK_SECONDS)
+                address, socket_timeout=CHECK_SECONDS, socket_connect_timeout=CHECK_SECONDS
+            )
         return client
 
 
@@ -129,8 +138,11 @@ def _heartbeats():
 
 def readiness():
     """{"database", "channel_layer", "worker", "beat": "ok" or what is wrong, in words}."""
-    return {"database": _answer(_database), "channel_layer": _answer(_channel_layer),
-            **_heartbeats()}
+    return {
+        "database": _answer(_database),
+        "channel_layer": _answer(_channel_layer),
+        **_heartbeats(),
+    }
 
 
 _was_ready = None  # this process's last answer, so that only a change is logged
@@ -141,8 +153,10 @@ def _note(ready, checks):
     if ready == _was_ready:
         return
     if not ready:
-        log.warning("not ready: %s", "; ".join(
-            f"{name}: {said}" for name, said in checks.items() if said != OK))
+        log.warning(
+            "not ready: %s",
+            "; ".join(f"{name}: {said}" for name, said in checks.items() if said != OK),
+        )
     elif _was_ready is not None:
         log.info("ready again")
     _was_ready = ready
@@ -161,6 +175,7 @@ def readyz(request):
 
 # --- /metrics ---------------------------------------------------------------------------------
 
+
 def _loopback(address):
     try:
         ip = ipaddress.ip_address(address or "")
@@ -176,8 +191,9 @@ def may_read_metrics(request):
     token = settings.METRICS_TOKEN
     if token:
         scheme, _, given = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(),
-                                                               token.encode()):
+        if scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), token.encode()
+        ):
             return True
     if any(header in request.META for header in PROXY_HEADERS):
         return False
@@ -201,11 +217,14 @@ class SiteCollector:
     or the broker away) is left out, and `wct_scrape_failed{part}` says so."""
 
     def collect(self):
-        failed = GaugeMetricFamily("wct_scrape_failed",
-                                   "1 when a part of /metrics could not be read.",
-                                   labels=["part"])
-        for part, read in (("games", self._games), ("celery_queue", self._queue),
-                           ("heartbeats", self._heartbeats)):
+        failed = GaugeMetricFamily(
+            "wct_scrape_failed", "1 when a part of /metrics could not be read.", labels=["part"]
+        )
+        for part, read in (
+            ("games", self._games),
+            ("celery_queue", self._queue),
+            ("heartbeats", self._heartbeats),
+        ):
             try:
                 family = read()
             except Exception:
@@ -217,28 +236,38 @@ class SiteCollector:
 
     @staticmethod
     def _games():
-        family = GaugeMetricFamily("wct_games_running", "Games being played, by pace.",
-                                   labels=["pace"])
-        counts = dict(Game.objects.filter(status=Game.Status.ACTIVE).values_list("pace")
-                      .annotate(Count("pk")).order_by())
+        family = GaugeMetricFamily(
+            "wct_games_running", "Games being played, by pace.", labels=["pace"]
+        )
+        counts = dict(
+            Game.objects.filter(status=Game.Status.ACTIVE)
+            .values_list("pace")
+            .annotate(Count("pk"))
+            .order_by()
+        )
         for pace in Game.Pace.values:
             family.add_metric([pace], counts.get(pace, 0))
         return family
 
     @staticmethod
     def _queue():
-        family = GaugeMetricFamily("wct_celery_queue_depth",
-                                   "Tasks waiting in the Celery queue for a worker.",
-                                   labels=["queue"])
+        family = GaugeMetricFamily(
+            "wct_celery_queue_depth",
+            "Tasks waiting in the Celery queue for a worker.",
+            labels=["queue"],
+        )
         queue = celery_app.conf.task_default_queue
         family.add_metric([queue], _queue_depth(queue))
         return family
 
     @staticmethod
     def _heartbeats():
-        family = GaugeMetricFamily("wct_heartbeat_age_seconds",
-                                   "Seconds since the Celery worker's and beat's last "
-                                   "heartbeat (none recorded: left out).", labels=["process"])
+        family = GaugeMetricFamily(
+            "wct_heartbeat_age_seconds",
+            "Seconds since the Celery worker's and beat's last "
+            "heartbeat (none recorded: left out).",
+            labels=["process"],
+        )
         for kind, age in heartbeat.ages().items():
             if age is not None:
                 family.add_metric([kind], age)
@@ -289,6 +318,7 @@ def metrics_view(request):
 
 
 # --- The middleware -----------------------------------------------------------------------------
+
 
 class HealthMiddleware:
     """First in MIDDLEWARE: answers GET and HEAD of the three paths itself."""

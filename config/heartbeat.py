@@ -28,5 +28,7 @@ def ages(now=None):
     """{kind: seconds since its last heartbeat, or None if none is recorded}."""
     now = time.time() if now is None else now
     found = cache.get_many(list(_KEYS.values()))
-    return {kind: None if _KEYS[kind] not in found else max(0.0, now - found[_KEYS[kind]])
-            for kind in KINDS}
+    return {
+        kind: None if _KEYS[kind] not in found else max(0.0, now - found[_KEYS[kind]])
+        for kind in KINDS
+    }

@@ -24,14 +24,16 @@ from celery.app.trace import LOG_RECEIVED, LOG_SUCCESS
 # operator needs: the beat's sweeps (sweep_clocks, also the outbox's; wake_stalled_bots),
 # the real-time countdown (fire_clock), the emails after a move (deliver_emails), the
 # bots' moves (play_bot), and the worker's heartbeat for /readyz. Each logs what it changed.
-ROUTINE_TASKS = frozenset({
-    "config.celery.heartbeat",
-    "games.tasks.sweep_clocks",
-    "games.tasks.wake_stalled_bots",
-    "games.tasks.fire_clock",
-    "games.tasks.deliver_emails",
-    "games.tasks.play_bot",
-})
+ROUTINE_TASKS = frozenset(
+    {
+        "config.celery.heartbeat",
+        "games.tasks.sweep_clocks",
+        "games.tasks.wake_stalled_bots",
+        "games.tasks.fire_clock",
+        "games.tasks.deliver_emails",
+        "games.tasks.play_bot",
+    }
+)
 
 # What Celery says at INFO about each task it sends (celery/beat.py: this string), receives
 # and runs (celery/worker/strategy.py and celery/app/trace.py: these two); failures and

@@ -14,14 +14,18 @@ END = " END OF EMAIL "
 
 class ConsoleBackend(EmailBackend):
     def write_message(self, message):
-        self.stream.write("\n".join([
-            "",
-            BANNER.center(WIDTH, "="),
-            f"To:      {', '.join(message.to)}",
-            f"Subject: {message.subject}",
-            "-" * WIDTH,
-            message.body.rstrip("\n"),
-            END.center(WIDTH, "="),
-            "",
-            "",
-        ]))
+        self.stream.write(
+            "\n".join(
+                [
+                    "",
+                    BANNER.center(WIDTH, "="),
+                    f"To:      {', '.join(message.to)}",
+                    f"Subject: {message.subject}",
+                    "-" * WIDTH,
+                    message.body.rstrip("\n"),
+                    END.center(WIDTH, "="),
+                    "",
+                    "",
+                ]
+            )
+        )

@@ -28,8 +28,9 @@ ESCAPED_BYTE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 def holds_nul(query):
     """Whether a key or a value of `query` (a QueryDict) holds a NUL."""
-    return any("\x00" in key or any("\x00" in value for value in values)
-               for key, values in query.lists())
+    return any(
+        "\x00" in key or any("\x00" in value for value in values) for key, values in query.lists()
+    )
 
 
 def unroutable(path):
@@ -56,7 +57,8 @@ class RefuseUnroutablePathMiddleware:
 
     def __call__(self, request):
         refused = unroutable(request.path) or (
-            (400, UNREADABLE) if holds_nul(request.GET) else None)
+            (400, UNREADABLE) if holds_nul(request.GET) else None
+        )
         if refused:
             status, reason = refused
             if request.path.startswith("/api/"):  # a program reads JSON (docs/bot-api.md)

@@ -64,7 +64,8 @@ _proxy_header = envlist("SECURE_PROXY_SSL_HEADER", [])
 if _proxy_header:
     if len(_proxy_header) != 2:
         raise RuntimeError(
-            "SECURE_PROXY_SSL_HEADER is 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https")
+            "SECURE_PROXY_SSL_HEADER is 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https"
+        )
     SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -163,13 +164,17 @@ DATABASE_URL = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite
 # CONN_MAX_AGE stays 0: under ASGI each sync call runs in a thread that may
 # never be reused, and persistent connections would leak.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envint("DATABASE_POOL_SIZE", 10):
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envint(
+    "DATABASE_POOL_SIZE", 10
+):
     # psycopg's pool, one per process: closing a connection (after every request and
     # socket call) hands it back instead of ending it, so a move does not pay a new
     # PostgreSQL connection, and a burst of requests waits for one of DATABASE_POOL_SIZE
     # connections instead of exhausting the server's max_connections (docs/load.md).
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1, "max_size": envint("DATABASE_POOL_SIZE", 10), "timeout": 20,
+        "min_size": 1,
+        "max_size": envint("DATABASE_POOL_SIZE", 10),
+        "timeout": 20,
     }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
@@ -183,8 +188,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not shared-cache memory, so that test threads (a worker) wait
     # for the lock instead of failing with "table is locked".
     # SQLITE_TEST_NAME lets two test runs on one checkout keep apart.
-    DATABASES["default"]["TEST"] = {"NAME": envstr(
-        "SQLITE_TEST_NAME", str(BASE_DIR / "var" / "test-db.sqlite3"))}
+    DATABASES["default"]["TEST"] = {
+        "NAME": envstr("SQLITE_TEST_NAME", str(BASE_DIR / "var" / "test-db.sqlite3"))
+    }
 # A read replica for the history pages (games/replica.py, docs/deploy.md): a PostgreSQL
 # standby the site never writes to. In tests it mirrors "default" (Django's TEST MIRROR).
 DATABASE_REPLICA_URL = envstr("DATABASE_REPLICA_URL", "")
@@ -192,7 +198,8 @@ if DATABASE_REPLICA_URL:
     DATABASES["replica"] = dj_database_url.parse(DATABASE_REPLICA_URL, conn_max_age=0)
     if "pool" in DATABASES["default"].get("OPTIONS", {}):
         DATABASES["replica"].setdefault("OPTIONS", {})["pool"] = dict(
-            DATABASES["default"]["OPTIONS"]["pool"])
+            DATABASES["default"]["OPTIONS"]["pool"]
+        )
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["games.store.replica.HistoryReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -212,9 +219,11 @@ if REDIS_URL:
             # "specific" channels), and past `capacity` messages waiting there channels-redis
             # drops group sends silently: 100 (the default) is one busy second of pushes
             # at a few hundred tables (bench/load.py, docs/load.md).
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
-                       "capacity": envint("CHANNEL_CAPACITY", 2000),
-                       "max_connections": envint("CHANNEL_REDIS_CONNECTIONS", 100)},
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "capacity": envint("CHANNEL_CAPACITY", 2000),
+                "max_connections": envint("CHANNEL_REDIS_CONNECTIONS", 100),
+            },
         }
     }
     CACHES = {
@@ -403,8 +412,9 @@ LOGGING = {
         "json": {"()": "config.logs.JsonFormatter"},
     },
     # The handler has the level too: a line lowered to DEBUG on its way is dropped here.
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
-                             "level": LOG_LEVEL}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "level": LOG_LEVEL}
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},

@@ -41,10 +41,15 @@ class Api:
 
     def call(self, method, path, body=None):
         request = urllib.request.Request(
-            f"{self.url}/api/bot{path}", method=method,
+            f"{self.url}/api/bot{path}",
+            method=method,
             data=None if body is None else json.dumps(body).encode(),
-            headers={"Authorization": f"Bearer {self.token}",
-                     "Content-Type": "application/json", "Accept": "application/json"})
+            headers={
+                "Authorization": f"Bearer {self.token}",
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read() or b"null")
@@ -93,8 +98,7 @@ class Seat:
         if message["type"] == "ok":
             self.made = message["seq"]
         else:  # refused: the game moved on, and the stream sends (or sent) the newer state
-            print(f"game {self.game} seat {self.seat}: refused: {message['message']}",
-                  flush=True)
+            print(f"game {self.game} seat {self.seat}: refused: {message['message']}", flush=True)
         await self.decide()
 
     async def decide(self):
@@ -105,8 +109,9 @@ class Seat:
             return
         # A fresh key per decision: sent again (a retry), it would move nothing.
         self.pending = uuid.uuid4().hex
-        print(f"game {self.game} seat {self.seat}: {json.dumps(action)} at {state['seq']}",
-              flush=True)
+        print(
+            f"game {self.game} seat {self.seat}: {json.dumps(action)} at {state['seq']}", flush=True
+        )
         await self.socket.send(json.dumps({"type": "act", "action": action, "key": self.pending}))
 
 
@@ -116,8 +121,9 @@ async def play(api, game, seat):
     while True:
         try:
             # The site accepts sockets from its own origin only: say which site this is.
-            async with websockets.connect(stream_url(api.url, game), additional_headers=headers,
-                                          origin=api.url.rstrip("/")) as socket:
+            async with websockets.connect(
+                stream_url(api.url, game), additional_headers=headers, origin=api.url.rstrip("/")
+            ) as socket:
                 player = Seat(socket, game, seat)
                 async for text in socket:
                     message = json.loads(text)
@@ -130,8 +136,11 @@ async def play(api, game, seat):
                         continue
                     if message["status"] in DONE or (message["view"] or {}).get("game_over"):
                         over = (message["view"] or {}).get("game_over") or {}
-                        print(f"game {game}: over ({message['status']}), winner: team "
-                              f"{over.get('winner')}", flush=True)
+                        print(
+                            f"game {game}: over ({message['status']}), winner: team "
+                            f"{over.get('winner')}",
+                            flush=True,
+                        )
                         return message["status"]
                     await player.state(message)
         except websockets.ConnectionClosed as closed:
@@ -148,8 +157,11 @@ async def look_around(api, call, listed, playing):
     """Accepts every invitation, and starts playing each seat not yet in `playing`."""
     for invitation in await listed("/invitations"):
         status, answer = await call("POST", f"/invitations/{invitation['id']}/accept")
-        print(f"invitation {invitation['id']} to game {invitation['game']} seat "
-              f"{invitation['seat']}: {status} {answer}", flush=True)
+        print(
+            f"invitation {invitation['id']} to game {invitation['game']} seat "
+            f"{invitation['seat']}: {status} {answer}",
+            flush=True,
+        )
     for seat in await listed("/seats"):
         if seat["game"] not in playing:
             print(f"game {seat['game']}: seated at {seat['seat']}", flush=True)
@@ -197,10 +209,22 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", required=True, help="the site, e.g. https://wildcards.example")
     parser.add_argument("--token", required=True, help="the bot account's API token (wct_...)")
-    parser.add_argument("--wait", type=float, default=60,
-                        help="seconds to wait for a first invitation or seat (default 60)")
-    parser.add_argument("--poll", type=float, default=2,
-                        help="seconds between looks for new invitations (default 2)")
-    parser.add_argument("--poll-playing", type=float, default=30,
-                        help="the same while a game is under way (default 30)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=60,
+        help="seconds to wait for a first invitation or seat (default 60)",
+    )
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=2,
+        help="seconds between looks for new invitations (default 2)",
+    )
+    parser.add_argument(
+        "--poll-playing",
+        type=float,
+        default=30,
+        help="the same while a game is under way (default 30)",
+    )
     sys.exit(asyncio.run(main(parser.parse_args())))

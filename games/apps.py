@@ -14,12 +14,14 @@ class GamesConfig(AppConfig):
         from games import effects, tasks  # noqa: F401
 
         user_logged_out.connect(effects.session_ended, dispatch_uid="games-close-sockets")
-        post_save.connect(effects.account_saved, sender=get_user_model(),
-                          dispatch_uid="games-check-sockets")
+        post_save.connect(
+            effects.account_saved, sender=get_user_model(), dispatch_uid="games-check-sockets"
+        )
 
         # The accounts import nothing of the games app: they say what changed.
         from accounts.signals import email_choices_changed
         from games.actions import outbox
 
-        email_choices_changed.connect(outbox.email_choices_changed,
-                                      dispatch_uid="games-replan-emails")
+        email_choices_changed.connect(
+            outbox.email_choices_changed, dispatch_uid="games-replan-emails"
+        )

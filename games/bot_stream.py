@@ -107,25 +107,30 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         self.raw = bearer(self.scope)
-        reader, token_id, code = await database_sync_to_async(stream_access)(
-            self.raw, self.game_id)
+        reader, token_id, code = await database_sync_to_async(stream_access)(self.raw, self.game_id)
         await self.accept()
         if code is not None:
-            log.info("bot stream of game %s refused (%s)", self.game_id, code,
-                     extra={"game": self.game_id})
+            log.info(
+                "bot stream of game %s refused (%s)",
+                self.game_id,
+                code,
+                extra={"game": self.game_id},
+            )
             await self.close(code=code)
             return
         self.reader, self.token_id = reader, token_id
         self.user, self.seat = user, seat = reader.user, reader.seat
         # Open streams are counted per account (accounts.bot_tokens), across its tokens.
-        if not await database_sync_to_async(bot_tokens.stream_opened)(user.pk,
-                                                                        self.channel_name):
+        if not await database_sync_to_async(bot_tokens.stream_opened)(user.pk, self.channel_name):
             await self.close_for(CLOSE_TOO_MANY)
             return
         self.registered = True
         self.refresh = Coalesced(self.send_state, f"game {self.game_id} for its bot stream")
-        self.groups_joined = (push.program_group(self.game_id, seat),
-                              bot_tokens.token_group(token_id), push.user_group(user.pk))
+        self.groups_joined = (
+            push.program_group(self.game_id, seat),
+            bot_tokens.token_group(token_id),
+            push.user_group(user.pk),
+        )
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         self.watcher = asyncio.ensure_future(self.watch())
@@ -141,8 +146,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         if self.present:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
         if self.registered:
-            await database_sync_to_async(bot_tokens.stream_closed)(self.user.pk,
-                                                                   self.channel_name)
+            await database_sync_to_async(bot_tokens.stream_closed)(self.user.pk, self.channel_name)
 
     async def check_access(self):
         """Closes the stream if its token or seat no longer lets it listen; True if it did."""
@@ -165,15 +169,15 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
                 if await self.check_access():
                     return
                 if not await database_sync_to_async(bot_tokens.stream_alive)(
-                        self.user.pk, self.channel_name):
+                    self.user.pk, self.channel_name
+                ):
                     await self.close_for(CLOSE_TOO_MANY)
                     return
                 self.refresh()
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("bot stream of game %s seat %s stopped checking", self.game_id,
-                          self.seat)
+            log.exception("bot stream of game %s seat %s stopped checking", self.game_id, self.seat)
             await self.close_for(CLOSE_BAD_TOKEN)
 
     async def dispatch(self, message):
@@ -240,8 +244,10 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         # Each act frame counts against the account's requests as an HTTP request does.
         wait = await database_sync_to_async(bot_tokens.charge)(self.user.pk)
         if wait:
-            await self.error(f"Too many requests for this bot account: try again in {wait} "
-                             "seconds.", key=content.get("key"))
+            await self.error(
+                f"Too many requests for this bot account: try again in {wait} seconds.",
+                key=content.get("key"),
+            )
             return
         await act_frames.act(self, self.reader, content)
 

@@ -92,8 +92,10 @@ def account_access(user_id, session_key):
         return None, CLOSE_RESTRICTED
     # Django's own check of a request's session: it is still there and unexpired, names
     # this user, and carries the hash of the user's current password.
-    if not session_key or auth.get_user(SimpleNamespace(
-            session=_session_store(session_key))).pk != user.pk:
+    if (
+        not session_key
+        or auth.get_user(SimpleNamespace(session=_session_store(session_key))).pk != user.pk
+    ):
         return None, CLOSE_LOGGED_OUT
     return user, None
 
@@ -119,8 +121,12 @@ def session_seconds_left(session_key):
     model = getattr(store, "get_model_class", None)
     if model is None:
         return None
-    expires = (model().objects.filter(session_key=session_key)
-               .values_list("expire_date", flat=True).first())
+    expires = (
+        model()
+        .objects.filter(session_key=session_key)
+        .values_list("expire_date", flat=True)
+        .first()
+    )
     return 0 if expires is None else max(0, (expires - timezone.now()).total_seconds())
 
 
@@ -199,8 +205,13 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
         code = await database_sync_to_async(self.access_code)()
         if code is None:
             return False
-        log.info("socket %s of user %s closed (%s): it may no longer listen", self.scope["path"],
-                 self.scope["user"].pk, code, extra={"user": self.scope["user"].pk})
+        log.info(
+            "socket %s of user %s closed (%s): it may no longer listen",
+            self.scope["path"],
+            self.scope["user"].pk,
+            code,
+            extra={"user": self.scope["user"].pk},
+        )
         self.closing = True
         await self.close(code=code)
         return True
@@ -210,8 +221,10 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
         so the end is read again each time)."""
         while True:
             left = await database_sync_to_async(session_seconds_left)(self.session_key)
-            await asyncio.sleep(min(SESSION_RECHECK_SECONDS, left if left is not None
-                                    else SESSION_RECHECK_SECONDS) + 1)
+            await asyncio.sleep(
+                min(SESSION_RECHECK_SECONDS, left if left is not None else SESSION_RECHECK_SECONDS)
+                + 1
+            )
             if await self.check_access():
                 return
 
@@ -239,14 +252,21 @@ class GameConsumer(CheckedSocket):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         user = self.scope["user"]
         if not user.is_authenticated:
-            log.info("socket of game %s refused: not logged in", self.game_id,
-                     extra={"game": self.game_id})
+            log.info(
+                "socket of game %s refused: not logged in",
+                self.game_id,
+                extra={"game": self.game_id},
+            )
             await self.close(code=CLOSE_LOGGED_OUT)
             return
         found = await database_sync_to_async(membership)(user, self.game_id)
         if found is None:
-            log.info("socket of game %s refused to user %s", self.game_id, user.pk,
-                     extra={"game": self.game_id, "user": user.pk})
+            log.info(
+                "socket of game %s refused to user %s",
+                self.game_id,
+                user.pk,
+                extra={"game": self.game_id, "user": user.pk},
+            )
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.group, self.reader = found
@@ -318,10 +338,16 @@ class GameConsumer(CheckedSocket):
         key = content.get("key")
         try:
             message_id = await database_sync_to_async(_chat, thread_sensitive=False)(
-                self.game_id, self.scope["user"], content.get("text"), key)
+                self.game_id, self.scope["user"], content.get("text"), key
+            )
         except chat.ChatRefused as exc:
-            await self.send_json({"type": "chat_error", "message": str(exc),
-                                  "key": key if isinstance(key, str) else None})
+            await self.send_json(
+                {
+                    "type": "chat_error",
+                    "message": str(exc),
+                    "key": key if isinstance(key, str) else None,
+                }
+            )
             return
         await self.send_json({"type": "chat_ok", "id": message_id, "key": key})
 
@@ -350,8 +376,15 @@ class GameConsumer(CheckedSocket):
         elif self.chat_off:
             return
         elif message["type"] == "chat.message":
-            await self.send_json({"type": "chat", "id": message["id"], "room": message["room"],
-                                  "author": message["author"], "html": message["html"]})
+            await self.send_json(
+                {
+                    "type": "chat",
+                    "id": message["id"],
+                    "room": message["room"],
+                    "author": message["author"],
+                    "html": message["html"],
+                }
+            )
         else:
             await self.send_json({"type": "chat_hidden", "id": message["id"]})
 

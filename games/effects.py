@@ -79,8 +79,11 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     # A page's socket listens at its seat's group, a bot account's stream at its program
     # group (a bot account's owner may have the page open as well).
     listeners = [(push.seat_group(game_id, number), number) for number in holders]
-    programs = [(push.program_group(game_id, s.number), s.number)
-                for s in seats if s.user_id and s.user.is_bot]
+    programs = [
+        (push.program_group(game_id, s.number), s.number)
+        for s in seats
+        if s.user_id and s.user.is_bot
+    ]
     if game.spectators and not game.private:
         listeners.append((push.public_group(game_id), None))
     told = [push.waiting_group(s.user_id) for s in seats if s.user_id] if waiting else []
@@ -94,9 +97,18 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     waiting_changed = [(group, {"type": "waiting.changed"}) for group in told]
     # `holder`: the user a seat's rendering or state is for, so that a socket or stream let
     # in for the seat before it changed hands passes none of it on (games.actions.access).
-    states = [(group, {"type": "game.state", "seq": game.last_seq, "holder": holders.get(seat),
-                       "state": bot_view.seat_state(game, seat, state)})
-              for group, seat in programs]
+    states = [
+        (
+            group,
+            {
+                "type": "game.state",
+                "seq": game.last_seq,
+                "holder": holders.get(seat),
+                "state": bot_view.seat_state(game, seat, state),
+            },
+        )
+        for group, seat in programs
+    ]
     if not listeners:
         return states + waiting_changed
     rows = store.recent_events(game_id, table.PUSH_LOG_ROWS)
@@ -104,8 +116,17 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     pushes = []
     for group, seat in listeners:
         html = table.render_fragments(table.table_context(game, seat, public=public))
-        pushes.append((group, {"type": "game.fragments", "seq": game.last_seq, "html": html,
-                               "holder": holders.get(seat)}))
+        pushes.append(
+            (
+                group,
+                {
+                    "type": "game.fragments",
+                    "seq": game.last_seq,
+                    "html": html,
+                    "holder": holders.get(seat),
+                },
+            )
+        )
     # The tables first: a page waits on its push, a header's count can wait a moment.
     return pushes + states + waiting_changed
 
@@ -117,14 +138,20 @@ def game_changed(game_id, players, seq, game=None, state=None):
     members = {}
     started = time.perf_counter()
     try:
-        pushes = seat_pushes(game_id, game=game, state=state, waiting=True,
-                             listening=lambda groups: push.listening(layer, groups, members))
+        pushes = seat_pushes(
+            game_id,
+            game=game,
+            state=state,
+            waiting=True,
+            listening=lambda groups: push.listening(layer, groups, members),
+        )
         if pushes:
             push.deliver(layer, pushes, members or None)
             # A push that reached nobody (no page open) is not counted: it cost nothing.
             metrics.push_seconds.observe(time.perf_counter() - started)
-            metrics.push_bytes.observe(sum(len(message.get("html", "").encode())
-                                           for _, message in pushes))
+            metrics.push_bytes.observe(
+                sum(len(message.get("html", "").encode()) for _, message in pushes)
+            )
     except Exception:
         # The event is committed; a page that missed this resyncs over HTTP.
         log.exception("could not notify game %s of event %s", game_id, seq)
@@ -157,8 +184,7 @@ def seats_changed(game_id, numbers):
             for group in (push.seat_group(game_id, number), push.program_group(game_id, number)):
                 push.send(group, {"type": "access.changed"})
         except Exception:
-            log.exception("could not tell seat %s of game %s to check its access", number,
-                          game_id)
+            log.exception("could not tell seat %s of game %s to check its access", number, game_id)
 
 
 # Saving these fields can end a user's sessions (a new password) or right to play.
@@ -171,5 +197,3 @@ def account_saved(sender, instance, created, update_fields=None, **kwargs):
     if created or (update_fields is not None and not ACCESS_FIELDS & set(update_fields)):
         return
     transaction.on_commit(partial(access_changed, instance.pk))
-
-

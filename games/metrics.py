@@ -42,37 +42,57 @@ TIME_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.
 SIZE_BUCKETS = (1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000)
 
 decisions_applied = Counter(
-    "wct_decisions_applied", "Decisions the door wrote (apply_decision), by who made them.",
-    ["actor"])
+    "wct_decisions_applied",
+    "Decisions the door wrote (apply_decision), by who made them.",
+    ["actor"],
+)
 decisions_refused = Counter(
-    "wct_decisions_refused", "Decisions the door refused, by reason; nothing was written.",
-    ["reason"])
+    "wct_decisions_refused",
+    "Decisions the door refused, by reason; nothing was written.",
+    ["reason"],
+)
 decision_seconds = Histogram(
     "wct_decision_seconds",
     "Time of an applied decision's call to apply_decision: its transaction, then its push "
-    "and task sends after the commit.", ["actor"], buckets=TIME_BUCKETS)
+    "and task sends after the commit.",
+    ["actor"],
+    buckets=TIME_BUCKETS,
+)
 push_seconds = Histogram(
     "wct_push_seconds",
-    "Time of one event's push after its commit: every listening seat's rendering and the "
-    "sends.", buckets=TIME_BUCKETS)
+    "Time of one event's push after its commit: every listening seat's rendering and the sends.",
+    buckets=TIME_BUCKETS,
+)
 push_bytes = Histogram(
-    "wct_push_bytes", "Size of one event's push: the HTML of every seat's message.",
-    buckets=SIZE_BUCKETS)
+    "wct_push_bytes",
+    "Size of one event's push: the HTML of every seat's message.",
+    buckets=SIZE_BUCKETS,
+)
 # livesum: the open sockets of the processes alive now (a dead one's are gone with it).
 sockets_open = Gauge(
-    "wct_sockets_open", "Open websockets, by kind: table, site, bot_stream.", ["kind"],
-    multiprocess_mode="livesum")
+    "wct_sockets_open",
+    "Open websockets, by kind: table, site, bot_stream.",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
 task_seconds = Histogram(
-    "wct_celery_task_seconds", "Time of a Celery task run by a worker, by task and state.",
-    ["task", "state"], buckets=TIME_BUCKETS)
+    "wct_celery_task_seconds",
+    "Time of a Celery task run by a worker, by task and state.",
+    ["task", "state"],
+    buckets=TIME_BUCKETS,
+)
 bot_decision_seconds = Histogram(
-    "wct_bot_decision_seconds", "Time a site bot takes to choose its move, by level.",
-    ["level"], buckets=TIME_BUCKETS)
+    "wct_bot_decision_seconds",
+    "Time a site bot takes to choose its move, by level.",
+    ["level"],
+    buckets=TIME_BUCKETS,
+)
 emails = Counter(
     "wct_emails",
     "Game emails of the outbox by kind (turn, digest, reminder) and result: sent (the SMTP "
     "server took it) or failed (it refused it or could not be reached; retried later).",
-    ["kind", "result"])
+    ["kind", "result"],
+)
 
 
 # actor -> its counter and histogram: labels() costs a lock and a look-up
@@ -84,8 +104,10 @@ def decision_applied(actor: str, seconds: float) -> None:
     a few microseconds on every move, so the labelled children are looked up once."""
     children = _decision_children.get(actor)
     if children is None:
-        children = _decision_children[actor] = (decisions_applied.labels(actor),
-                                                decision_seconds.labels(actor))
+        children = _decision_children[actor] = (
+            decisions_applied.labels(actor),
+            decision_seconds.labels(actor),
+        )
     children[0].inc()
     children[1].observe(seconds)
 
@@ -99,8 +121,7 @@ def counted_sockets(kind: str, app: ASGI3Application) -> Any:
     stubs take only a view (games.routing)."""
     gauge = sockets_open.labels(kind)
 
-    async def counted(scope: Scope, receive: ASGIReceiveCallable,
-                      send: ASGISendCallable) -> None:
+    async def counted(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         accepted = False
 
         async def sending(message: ASGISendEvent) -> None:

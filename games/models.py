@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import Options
+
 # Django registers a model when the models module of an app imports it: the report's model
 # is written with the rest of moderation.
 from games.moderation.models import Report  # noqa: F401
@@ -118,26 +119,29 @@ class Game(models.Model):
     wake_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the game's one pending real-time countdown task fires (docs/clocks.md).
     countdown_at = models.DateTimeField(null=True, blank=True)
-    clocks = models.JSONField(default=dict, blank=True)  # {"seat": {since, kind, started, due, ...}}
+    clocks = models.JSONField(
+        default=dict, blank=True
+    )  # {"seat": {since, kind, started, due, ...}}
     timeouts = models.JSONField(default=dict, blank=True)  # {"seat": count}
     stand_ins = models.JSONField(default=dict, blank=True)  # {"seat": {reason, since}}
-    presence = models.JSONField(default=dict, blank=True)  # {"seat": {sockets, away_since, hold_until}}
+    presence = models.JSONField(
+        default=dict, blank=True
+    )  # {"seat": {sockets, away_since, hold_until}}
 
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     # "Play again": the table offered to the same seats after this one ended.
-    rematch_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="rematches")
+    rematch_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematches"
+    )
 
     objects = GameQuerySet.as_manager()
 
     class Meta:
         constraints = [
-            models.CheckConstraint(
-                condition=Q(players__in=[4, 6, 8]), name="game_players_4_6_8"
-            ),
+            models.CheckConstraint(condition=Q(players__in=[4, 6, 8]), name="game_players_4_6_8"),
             models.CheckConstraint(
                 condition=Q(target_score__isnull=True)
                 | Q(target_score__gte=50, target_score__lte=5000),
@@ -187,13 +191,18 @@ TEAM_SHAPES = ["circle", "square", "triangle", "diamond"]
 class SeatQuerySet(models.QuerySet):
     def held(self, now=None):
         """Empty seats still waiting for the person Play again holds them for."""
-        return self.filter(user__isnull=True, bot_level="", held_for__isnull=False,
-                           held_until__gt=now or timezone.now())
+        return self.filter(
+            user__isnull=True,
+            bot_level="",
+            held_for__isnull=False,
+            held_until__gt=now or timezone.now(),
+        )
 
     def free(self, now=None):
         """Empty seats anyone may take: neither a person, a bot nor a live hold."""
         return self.filter(user__isnull=True, bot_level="").exclude(
-            held_for__isnull=False, held_until__gt=now or timezone.now())
+            held_for__isnull=False, held_until__gt=now or timezone.now()
+        )
 
 
 class Seat(models.Model):
@@ -218,8 +227,9 @@ class Seat(models.Model):
         related_name="seats",
     )
     bot_level = models.CharField(max_length=10, choices=BotLevel, blank=True, default="")
-    held_for = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                 null=True, blank=True, related_name="+")
+    held_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     held_until = models.DateTimeField(null=True, blank=True)
 
     objects = SeatQuerySet.as_manager()
@@ -251,8 +261,12 @@ class Seat(models.Model):
 
     def waits_for(self, now=None):
         """The id of the person this empty seat waits for now, or None."""
-        if (self.is_empty and self.held_for_id is not None and self.held_until is not None
-                and self.held_until > (now or timezone.now())):
+        if (
+            self.is_empty
+            and self.held_for_id is not None
+            and self.held_until is not None
+            and self.held_until > (now or timezone.now())
+        ):
             return self.held_for_id
         return None
 
@@ -308,7 +322,10 @@ class GameEvent(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     actor = models.CharField(max_length=10, choices=Actor)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
         related_name="+",
     )
     action = models.JSONField(null=True, blank=True)  # None for system steps (the deal)
@@ -359,8 +376,12 @@ class EmailOutbox(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
     skipped = models.CharField(max_length=40, blank=True, default="")  # why it was not sent
     # How it went out: alone, or in one email with the player's other games.
-    via = models.CharField(max_length=10, blank=True, default="",
-                           choices=[("email", "its own email"), ("digest", "a digest")])
+    via = models.CharField(
+        max_length=10,
+        blank=True,
+        default="",
+        choices=[("email", "its own email"), ("digest", "a digest")],
+    )
 
     class Meta:
         constraints = [
@@ -370,8 +391,11 @@ class EmailOutbox(models.Model):
         ]
         indexes = [
             # The sweep's question, every second: which unsent rows are due now.
-            models.Index(fields=["not_before"], condition=models.Q(sent_at__isnull=True),
-                         name="email_outbox_due"),
+            models.Index(
+                fields=["not_before"],
+                condition=models.Q(sent_at__isnull=True),
+                name="email_outbox_due",
+            ),
         ]
 
     def __str__(self):
@@ -383,8 +407,9 @@ class Rating(models.Model):
     `mu` and `sigma` after their `games` rated games at that size (docs/ratings.md).
     Written only by games.actions.ratings, which locks the row while it reads it."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="ratings")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
     players = models.PositiveSmallIntegerField(choices=Game.PLAYERS)
     mu = models.FloatField()
     sigma = models.FloatField()
@@ -406,8 +431,9 @@ class RatingChange(models.Model):
     game's update can never be applied twice; the Rating is the last of these."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
     players = models.PositiveSmallIntegerField(choices=Game.PLAYERS)
     seat = models.PositiveSmallIntegerField()
     rank = models.PositiveSmallIntegerField()  # the team's rank in the game (1 = won)
@@ -440,8 +466,9 @@ class ChatMessage(models.Model):
         SPECTATORS = "spectators", "Spectators"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat_messages")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="chat_messages")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages"
+    )
     room = models.CharField(max_length=10, choices=Room)
     text = models.CharField(max_length=300)
     # The sender's key for this line: a frame sent again (a reconnect, a double click)
@@ -449,8 +476,9 @@ class ChatMessage(models.Model):
     key = models.CharField(max_length=40)
     created_at = models.DateTimeField(default=timezone.now)
     hidden_at = models.DateTimeField(null=True, blank=True)
-    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                  null=True, blank=True, related_name="+")
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["id"]
@@ -470,10 +498,12 @@ class ChatMute(models.Model):
     """A moderator's mute: the account may not chat at any table until it is lifted (the
     row deleted; the log keeps both)."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                related_name="chat_mute")
-    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                  null=True, blank=True, related_name="+")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_mute"
+    )
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     reason = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -492,12 +522,15 @@ class ChatModeration(models.Model):
         UNMUTE = "unmute", "Unmuted in chat"
 
     action = models.CharField(max_length=10, choices=Action)
-    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                  null=True, related_name="+")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="chat_moderation")
-    message = models.ForeignKey(ChatMessage, on_delete=models.SET_NULL, null=True, blank=True,
-                                related_name="moderation")
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_moderation"
+    )
+    message = models.ForeignKey(
+        ChatMessage, on_delete=models.SET_NULL, null=True, blank=True, related_name="moderation"
+    )
     reason = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -512,7 +545,11 @@ class ChatSetting(models.Model):
     """A person's own choice to turn the chat off, at every table, until they turn it on:
     no panel and no chat pushes to their sockets."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                primary_key=True, related_name="chat_setting")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="chat_setting",
+    )
     muted = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)

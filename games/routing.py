@@ -9,6 +9,8 @@ websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", counted_sockets("table", GameConsumer.as_asgi())),
     path("ws/me/", counted_sockets("site", SiteConsumer.as_asgi())),
     # The Bot API's stream (docs/bot-accounts.md), beside its HTTP routes.
-    path("api/bot/games/<int:game_id>/stream",
-         counted_sockets("bot_stream", BotStreamConsumer.as_asgi())),
+    path(
+        "api/bot/games/<int:game_id>/stream",
+        counted_sockets("bot_stream", BotStreamConsumer.as_asgi()),
+    ),
 ]

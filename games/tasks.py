@@ -43,7 +43,10 @@ def play_bot(self: Task, game_id: int, seat: int, seq: int) -> str:
     state = store.load_state(game)
     started = time.perf_counter()
     action = botplay.move_for_seat(
-        state, seat, level, history=lambda: store.all_events(game_id),
+        state,
+        seat,
+        level,
+        history=lambda: store.all_events(game_id),
         seed=seats.bot_seed(game, seat, seq),
     )
     # Timed here: the bots are pure and count nothing themselves (games.metrics).
@@ -52,8 +55,12 @@ def play_bot(self: Task, game_id: int, seat: int, seq: int) -> str:
         return "nothing to decide"
     try:
         decisions.apply_decision(
-            game_id, seat, action, GameEvent.Actor.BOT,
-            idempotency_key=f"bot-{seat}-{seq}", expected_seq=seq,
+            game_id,
+            seat,
+            action,
+            GameEvent.Actor.BOT,
+            idempotency_key=f"bot-{seat}-{seq}",
+            expected_seq=seq,
         )
     except decisions.StaleDecision:
         return "stale"
@@ -63,8 +70,9 @@ def play_bot(self: Task, game_id: int, seat: int, seq: int) -> str:
         raise self.retry(exc=exc, countdown=1) from exc
     except decisions.IllegalDecision as exc:
         # A bot must only make legal moves; record loudly and let the sweep retry.
-        log.error("bot %s at seat %s of game %s chose an illegal move: %s",
-                  level, seat, game_id, exc)
+        log.error(
+            "bot %s at seat %s of game %s chose an illegal move: %s", level, seat, game_id, exc
+        )
         return "illegal"
     return "played"
 
@@ -81,7 +89,8 @@ def wake_stalled_bots() -> int:
     woken = 0
     games: list[int] = []
     stalled = Game.objects.bots_stalled(before).only(
-        "pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats")
+        "pk", "last_seq", "bot_due_at", "waiting_on", "bot_seats"
+    )
     for game in stalled:
         if not store.claim_stalled_bots(game, now):
             continue
@@ -95,9 +104,13 @@ def wake_stalled_bots() -> int:
     if woken:
         # A bot's move was lost on its way (a worker killed, a broker restarted): worth a
         # look. A sweep that finds nothing says nothing.
-        log.warning("%s bot moves had waited over %s s and were sent again (games %s)", woken,
-                    settings.BOT_STALL_SECONDS, ", ".join(map(str, games)),
-                    extra={"games": games})
+        log.warning(
+            "%s bot moves had waited over %s s and were sent again (games %s)",
+            woken,
+            settings.BOT_STALL_SECONDS,
+            ", ".join(map(str, games)),
+            extra={"games": games},
+        )
     return woken
 
 

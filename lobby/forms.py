@@ -11,19 +11,32 @@ class TableForm(forms.ModelForm):
     # The host's choice; a table with a bot is casual whatever it says (docs/ratings.md).
     # Not required: a form that does not send it makes a casual table, the model's default.
     rated = forms.TypedChoiceField(
-        choices=[("rated", "Rated: the result moves each player's rating"),
-                 ("casual", "Casual: no rating changes")],
+        choices=[
+            ("rated", "Rated: the result moves each player's rating"),
+            ("casual", "Casual: no rating changes"),
+        ],
         coerce=lambda value: value == "rated",
         # Any value may stand for "no choice"; django-stubs allows only a string or None.
         empty_value=False,  # type: ignore[arg-type]
         initial="casual",
-        required=False, widget=forms.RadioSelect, label="Rated or casual")
+        required=False,
+        widget=forms.RadioSelect,
+        label="Rated or casual",
+    )
 
     class Meta:
         model = Game
         fields = [
-            "players", "pace", "move_seconds", "turn_hours", "missed_deadline",
-            "stacking", "final_card_penalty", "spectators", "private", "rated",
+            "players",
+            "pace",
+            "move_seconds",
+            "turn_hours",
+            "missed_deadline",
+            "stacking",
+            "final_card_penalty",
+            "spectators",
+            "private",
+            "rated",
             "bot_accounts",
         ]
         widgets = {

@@ -5,8 +5,7 @@ from django.db import models
 class InvitationQuerySet(models.QuerySet):
     def pending(self):
         """Neither accepted, declined nor cancelled, at a table still open."""
-        return self.filter(accepted_at__isnull=True, closed_at__isnull=True,
-                           game__status="open")
+        return self.filter(accepted_at__isnull=True, closed_at__isnull=True, game__status="open")
 
 
 class Invitation(models.Model):
@@ -16,17 +15,22 @@ class Invitation(models.Model):
 
     game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="invitations")
     seat = models.PositiveSmallIntegerField()
-    bot = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                            related_name="invitations")
-    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                   related_name="+")
+    bot = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     accepted_at = models.DateTimeField(null=True, blank=True)
     # Declined by the bot, cancelled by the host, or lapsed when someone else took the
     # seat (`closed_by` says which).
     closed_at = models.DateTimeField(null=True, blank=True)
-    closed_by = models.CharField(max_length=10, blank=True, choices=[
-        ("bot", "Declined"), ("host", "Cancelled"), ("lapsed", "Seat taken by another")])
+    closed_by = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=[("bot", "Declined"), ("host", "Cancelled"), ("lapsed", "Seat taken by another")],
+    )
 
     objects = InvitationQuerySet.as_manager()
 
@@ -35,8 +39,10 @@ class Invitation(models.Model):
         constraints = [
             # One open invitation per seat: a second one would race the first to it.
             models.UniqueConstraint(
-                fields=["game", "seat"], name="invitation_one_open_per_seat",
-                condition=models.Q(accepted_at__isnull=True, closed_at__isnull=True)),
+                fields=["game", "seat"],
+                name="invitation_one_open_per_seat",
+                condition=models.Q(accepted_at__isnull=True, closed_at__isnull=True),
+            ),
         ]
 
     def __str__(self):

@@ -27,8 +27,10 @@ from games.models import Game, Seat
 from lobby.models import Invitation
 
 NO_SUCH_INVITATION = "There is no such invitation."
-NO_BOT_ACCOUNTS = ("This table does not take bot accounts: its host may invite one to a "
-                   "seat, or allow bot accounts when creating a table.")
+NO_BOT_ACCOUNTS = (
+    "This table does not take bot accounts: its host may invite one to a "
+    "seat, or allow bot accounts when creating a table."
+)
 
 
 class LobbyError(Exception):
@@ -73,8 +75,10 @@ def _refuse_held(seat, user=None):
     """Refuses a held seat to anyone but the person it waits for."""
     waits_for = seat.waits_for()
     if waits_for is not None and (user is None or waits_for != user.pk):
-        raise LobbyError(f"That seat is held for {seat.held_for.name}, who sat there in the "
-                         "last game, until they join or decline it or the hold runs out.")
+        raise LobbyError(
+            f"That seat is held for {seat.held_for.name}, who sat there in the "
+            "last game, until they join or decline it or the hold runs out."
+        )
 
 
 def _lock_user(user):
@@ -181,17 +185,21 @@ def start_table(game_id, user):
             # casual, whatever the host chose (docs/ratings.md, docs/bot-accounts.md);
             # rolled back with the start if the start is refused.
             seats = Seat.objects.filter(game_id=game_id)
-            if (seats.exclude(bot_level="").exists()
-                    or seats.filter(user__is_bot=True).exists()):
+            if seats.exclude(bot_level="").exists() or seats.filter(user__is_bot=True).exists():
                 Game.objects.filter(pk=game_id, status=Game.Status.OPEN).update(rated=False)
             elif game.rated:
                 # Checked at every seat already; again here for a person seated before the
                 # rule, or whose address is no longer confirmed.
-                unconfirmed = [s.user.name for s in seats.select_related("user")
-                               if s.user is not None and not ratings.may_sit_rated(s.user)]
+                unconfirmed = [
+                    s.user.name
+                    for s in seats.select_related("user")
+                    if s.user is not None and not ratings.may_sit_rated(s.user)
+                ]
                 if unconfirmed:
-                    raise LobbyError("A rated table needs a confirmed email address for every "
-                                     f"player; not confirmed yet: {', '.join(unconfirmed)}.")
+                    raise LobbyError(
+                        "A rated table needs a confirmed email address for every "
+                        f"player; not confirmed yet: {', '.join(unconfirmed)}."
+                    )
             return decisions.start_game(game_id)
     except decisions.DecisionRefused as exc:
         raise LobbyError(str(exc)) from exc
@@ -209,12 +217,13 @@ def quick_game(user, level=Seat.BotLevel.NORMAL):
 
 # --- Bot accounts: invitations and open tables (docs/bot-accounts.md).
 
+
 def _close_invitations(game, number, by, keep=None):
     """Ends the open invitations to seat `number` (someone else sat down, or a new one
     replaces them), but `keep`'s own; the caller holds the game's lock."""
-    Invitation.objects.filter(game=game, seat=number, accepted_at__isnull=True,
-                              closed_at__isnull=True).exclude(bot=keep).update(
-        closed_at=timezone.now(), closed_by=by)
+    Invitation.objects.filter(
+        game=game, seat=number, accepted_at__isnull=True, closed_at__isnull=True
+    ).exclude(bot=keep).update(closed_at=timezone.now(), closed_by=by)
 
 
 def invite_bot(game_id, host, number, username):
@@ -227,14 +236,21 @@ def invite_bot(game_id, host, number, username):
         game = _lock_open_table(game_id)
         _require_host(game, host)
         seat = _seat(game, number)
-        bot = get_user_model().objects.filter(username__iexact=username).first() \
-            if username else None
+        bot = (
+            get_user_model().objects.filter(username__iexact=username).first() if username else None
+        )
         if bot is None or not bot.is_active:
-            raise LobbyError(f"There is no account named {username!r}." if username
-                             else "Name the bot account to invite.", status=404)
+            raise LobbyError(
+                f"There is no account named {username!r}."
+                if username
+                else "Name the bot account to invite.",
+                status=404,
+            )
         if not bot.is_bot:
-            raise LobbyError(f"{bot.username} is not a bot account; invite people with the "
-                             "table's link.", status=400)
+            raise LobbyError(
+                f"{bot.username} is not a bot account; invite people with the table's link.",
+                status=400,
+            )
         if bot.is_restricted:
             raise LobbyError(f"{bot.username} may not play at the moment.")
         if not seat.is_empty:
@@ -257,13 +273,23 @@ def bot_invitations(user):
     """The open invitations of bot account `user`, oldest first, as plain dicts (the Bot
     API's answer): {id, game, seat, host, players, pace, created_at}. An invitation to a
     seat someone else took meanwhile is left out."""
-    taken = {(s.game_id, s.number) for s in Seat.objects.filter(
-        game__invitations__bot=user, game__status=Game.Status.OPEN).exclude(
-        user__isnull=True, bot_level="")}
+    taken = {
+        (s.game_id, s.number)
+        for s in Seat.objects.filter(
+            game__invitations__bot=user, game__status=Game.Status.OPEN
+        ).exclude(user__isnull=True, bot_level="")
+    }
     return [
-        {"id": inv.pk, "game": inv.game_id, "seat": inv.seat, "host": inv.invited_by.name,
-         "players": inv.game.players, "pace": inv.game.pace,
-         "move_seconds": inv.game.move_seconds, "created_at": inv.created_at}
+        {
+            "id": inv.pk,
+            "game": inv.game_id,
+            "seat": inv.seat,
+            "host": inv.invited_by.name,
+            "players": inv.game.players,
+            "pace": inv.game.pace,
+            "move_seconds": inv.game.move_seconds,
+            "created_at": inv.created_at,
+        }
         for inv in _open_invitations().filter(bot=user)
         if (inv.game_id, inv.seat) not in taken
     ]
@@ -271,8 +297,10 @@ def bot_invitations(user):
 
 def table_invitations(game):
     """{seat number: invited bot's name} of the table's open invitations, for its page."""
-    return {inv.seat: inv.bot.name
-            for inv in Invitation.objects.pending().filter(game=game).select_related("bot")}
+    return {
+        inv.seat: inv.bot.name
+        for inv in Invitation.objects.pending().filter(game=game).select_related("bot")
+    }
 
 
 def _lock_invitation(invitation_id, user, field):
@@ -280,13 +308,21 @@ def _lock_invitation(invitation_id, user, field):
     host) is `user`, with its table locked first (every seat change locks the game row
     before anything else). Someone else's invitation is answered as a missing one, so that
     ids tell nothing."""
-    found = Invitation.objects.filter(pk=invitation_id, **{field: user}).values_list(
-        "game_id", flat=True).first() if isinstance(invitation_id, int) else None
+    found = (
+        Invitation.objects.filter(pk=invitation_id, **{field: user})
+        .values_list("game_id", flat=True)
+        .first()
+        if isinstance(invitation_id, int)
+        else None
+    )
     if found is None:
         raise LobbyError(NO_SUCH_INVITATION, status=404)
     game = Game.objects.select_for_update().get(pk=found)
-    invitation = Invitation.objects.select_for_update().filter(
-        pk=invitation_id, accepted_at__isnull=True, closed_at__isnull=True).first()
+    invitation = (
+        Invitation.objects.select_for_update()
+        .filter(pk=invitation_id, accepted_at__isnull=True, closed_at__isnull=True)
+        .first()
+    )
     if invitation is None:
         raise LobbyError(NO_SUCH_INVITATION, status=404)
     if game.status != Game.Status.OPEN:
@@ -320,8 +356,14 @@ def cancel_invitation(game_id, host, number):
 
 def open_tables_for_bots():
     """Open public tables whose host allows bot accounts, with a free seat, newest first."""
-    return [game for game in Game.objects.listed().filter(bot_accounts=True)
-            .prefetch_related("seats").order_by("-created_at")[:50] if game.free_seat_count()]
+    return [
+        game
+        for game in Game.objects.listed()
+        .filter(bot_accounts=True)
+        .prefetch_related("seats")
+        .order_by("-created_at")[:50]
+        if game.free_seat_count()
+    ]
 
 
 def join_table(game_id, user, number=None):
@@ -332,8 +374,11 @@ def join_table(game_id, user, number=None):
     if not getattr(user, "is_bot", False):
         raise LobbyError("Only bot accounts join tables this way.", status=403)
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id, private=False).first() \
-            if isinstance(game_id, int) else None
+        game = (
+            Game.objects.select_for_update().filter(pk=game_id, private=False).first()
+            if isinstance(game_id, int)
+            else None
+        )
         if game is None:
             raise LobbyError("There is no such table.", status=404)
         if game.status != Game.Status.OPEN:

@@ -15,10 +15,14 @@ urlpatterns = [
     path("tables/<int:game_id>/decline/", views.decline, name="decline"),
     path("tables/<int:game_id>/seats/<int:number>/bot/", views.bot, name="bot"),
     path("tables/<int:game_id>/seats/<int:number>/remove/", views.remove, name="remove"),
-    path("tables/<int:game_id>/seats/<int:number>/invite-bot/", views.invite_bot,
-         name="invite_bot"),
-    path("tables/<int:game_id>/seats/<int:number>/cancel-invitation/", views.cancel_invitation,
-         name="cancel_invitation"),
+    path(
+        "tables/<int:game_id>/seats/<int:number>/invite-bot/", views.invite_bot, name="invite_bot"
+    ),
+    path(
+        "tables/<int:game_id>/seats/<int:number>/cancel-invitation/",
+        views.cancel_invitation,
+        name="cancel_invitation",
+    ),
     path("tables/<int:game_id>/start/", views.start, name="start"),
     path("invite/<str:token>/", views.invite, name="invite"),
 ]

@@ -46,8 +46,10 @@ def watch(request):
     """Running public tables that allow watching; watching itself needs an account
     (docs/security.md), which the table page asks for."""
     games = (
-        Game.objects.active().filter(spectators=True, private=False)
-        .prefetch_related("seats__user").order_by("-started_at")[:50]
+        Game.objects.active()
+        .filter(spectators=True, private=False)
+        .prefetch_related("seats__user")
+        .order_by("-started_at")[:50]
     )
     context = {"games": games}
     if request.htmx:
@@ -67,13 +69,15 @@ def index(request):
     mine = []
     if request.user.is_authenticated:
         # ...and the Play again tables holding a seat for them (docs/table.md).
-        held = set(Seat.objects.held().filter(held_for=request.user)
-                   .values_list("game_id", flat=True))
+        held = set(
+            Seat.objects.held().filter(held_for=request.user).values_list("game_id", flat=True)
+        )
         mine = [
             {"game": game, "link": _link(game), "held": game.pk in held}
-            for game in Game.objects.open_tables().filter(Q(seats__user=request.user)
-                                                          | Q(pk__in=held))
-            .distinct().order_by("-created_at")
+            for game in Game.objects.open_tables()
+            .filter(Q(seats__user=request.user) | Q(pk__in=held))
+            .distinct()
+            .order_by("-created_at")
         ]
     context = {"tables": tables, "mine": mine}
     if request.htmx:
@@ -173,10 +177,20 @@ def take(request, game_id, number):
 def leave(request, game_id):
     game = _get_table_for_user(request, game_id)
     if game.host_id == request.user.pk:
-        return _run(request, game_id, services.leave_table, success="You closed the table.",
-                    success_url=reverse("lobby:index"))
-    return _run(request, game_id, services.leave_table, success="You left the table.",
-                success_url=reverse("lobby:index"))
+        return _run(
+            request,
+            game_id,
+            services.leave_table,
+            success="You closed the table.",
+            success_url=reverse("lobby:index"),
+        )
+    return _run(
+        request,
+        game_id,
+        services.leave_table,
+        success="You left the table.",
+        success_url=reverse("lobby:index"),
+    )
 
 
 @login_required
@@ -213,16 +227,23 @@ def invite_bot(request, game_id, number):
     """The host invites a bot account by its username to an empty seat (docs/bot-accounts.md)."""
     form = InviteBotForm(request.POST)
     username = form.cleaned_data["username"] if form.is_valid() else ""
-    return _run(request, game_id, services.invite_bot, number, username,
-                success=f"Invited {username} to seat {number + 1}. The seat stays free until "
-                        "its program accepts.")
+    return _run(
+        request,
+        game_id,
+        services.invite_bot,
+        number,
+        username,
+        success=f"Invited {username} to seat {number + 1}. The seat stays free until "
+        "its program accepts.",
+    )
 
 
 @login_required
 @require_POST
 def cancel_invitation(request, game_id, number):
-    return _run(request, game_id, services.cancel_invitation, number,
-                success="Invitation cancelled.")
+    return _run(
+        request, game_id, services.cancel_invitation, number, success="Invitation cancelled."
+    )
 
 
 @login_required

@@ -42,8 +42,10 @@ def clear_the_cache():
         backend = caches[alias]
         if isinstance(backend, RedisCache):
             if not backend.key_prefix:
-                pytest.fail("The tests clear the Redis cache by its KEY_PREFIX: set "
-                            "CACHE_KEY_PREFIX to something not empty.")
+                pytest.fail(
+                    "The tests clear the Redis cache by its KEY_PREFIX: set "
+                    "CACHE_KEY_PREFIX to something not empty."
+                )
             client = backend._cache.get_client(None, write=True)
             pattern = re.sub(r"([*?\[\]\\])", r"\\\1", backend.key_prefix) + ":*"
             keys = list(client.scan_iter(match=pattern, count=1000))

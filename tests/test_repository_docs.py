@@ -19,9 +19,12 @@ def documents():
 
 
 def test_no_document_points_outside_the_repository():
-    outside = [f"{path.relative_to(ROOT)}: {line.strip()}" for path in documents()
-               for line in path.read_text().splitlines()
-               if "../shared" in line or "shared/rules" in line or "shared/ENGINE" in line]
+    outside = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in documents()
+        for line in path.read_text().splitlines()
+        if "../shared" in line or "shared/rules" in line or "shared/ENGINE" in line
+    ]
     assert not outside
 
 

@@ -113,6 +113,7 @@ def _logit(weights):
         top = max(scores)
         es = [math.exp(s - top) for s in scores]
         return es[y] / sum(es)
+
     return prob
 
 
@@ -138,8 +139,10 @@ def main(argv=None):
         print(f"  {name}: {x:+.4f}")
     print(f"WEIGHTS[{o.players}] = ({', '.join(f'{x:.4f}' for x in w)})")
     coin = sum(math.log(len(fs)) for fs, _ in held) / len(held)
-    print(f"held-out log-loss: learned {log_loss(held, _logit(w)):.4f}, "
-          f"hand-set share {log_loss(held, _hand_set):.4f}, coin {coin:.4f}")
+    print(
+        f"held-out log-loss: learned {log_loss(held, _logit(w)):.4f}, "
+        f"hand-set share {log_loss(held, _hand_set):.4f}, coin {coin:.4f}"
+    )
 
 
 if __name__ == "__main__":

@@ -114,8 +114,11 @@ def pool_error(view, mem, trails, true_hands, size, rng):
                 mean_w[_cls(c)] += w / total
         role = "partner" if s == mem.partner else "opponents"
         u, w, k = out.get(role, (0.0, 0.0, 0))
-        out[role] = (u + sum((mean_u[x] - truth[x]) ** 2 for x in CLASSES),
-                     w + sum((mean_w[x] - truth[x]) ** 2 for x in CLASSES), k + 1)
+        out[role] = (
+            u + sum((mean_u[x] - truth[x]) ** 2 for x in CLASSES),
+            w + sum((mean_w[x] - truth[x]) ** 2 for x in CLASSES),
+            k + 1,
+        )
     return out, total * total / sum(w * w for w in weights)
 
 
@@ -130,8 +133,10 @@ def check_pool(games, players, seed, size):
             errors[role] = (a + u, b + w, c + k)
         sizes.append(ess)
     sizes.sort()
-    return ({role: (u / k, w / k) for role, (u, w, k) in sorted(errors.items())},
-            sizes[len(sizes) // 2])
+    return (
+        {role: (u / k, w / k) for role, (u, w, k) in sorted(errors.items())},
+        sizes[len(sizes) // 2],
+    )
 
 
 def main(argv=None):
@@ -139,17 +144,26 @@ def main(argv=None):
     ap.add_argument("--games", type=int, required=True)
     ap.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--infer", default=None,
-                    help="comma-separated names; default: each inference alone, then "
-                         "the three that sharpen the samples, then all")
-    ap.add_argument("--pool", type=int, default=None,
-                    help="check the weighing of this many samples instead of the leans")
+    ap.add_argument(
+        "--infer",
+        default=None,
+        help="comma-separated names; default: each inference alone, then "
+        "the three that sharpen the samples, then all",
+    )
+    ap.add_argument(
+        "--pool",
+        type=int,
+        default=None,
+        help="check the weighing of this many samples instead of the leans",
+    )
     o = ap.parse_args(argv)
     if o.pool:
         errors, ess = check_pool(o.games, o.players, o.seed, o.pool)
         for role, (plain, weighed) in errors.items():
-            print(f"pool {o.pool}, {role}: class-count squared error per seat {plain:.3f} "
-                  f"unweighted, {weighed:.3f} weighed ({weighed / plain:.3f}x)")
+            print(
+                f"pool {o.pool}, {role}: class-count squared error per seat {plain:.3f} "
+                f"unweighted, {weighed:.3f} weighed ({weighed / plain:.3f}x)"
+            )
         print(f"median effective sample size {ess:.1f} of {o.pool}", flush=True)
         return
     if o.infer:
@@ -161,8 +175,11 @@ def main(argv=None):
         if unknown:
             ap.error(f"unknown inference(s) {sorted(unknown)}")
         gain, cards = check(o.games, o.players, o.seed, infer)
-        print(f"{','.join(sorted(infer))}: {1000 * gain / max(cards, 1):+.1f} mnats/card "
-              f"over {cards} cards", flush=True)
+        print(
+            f"{','.join(sorted(infer))}: {1000 * gain / max(cards, 1):+.1f} mnats/card "
+            f"over {cards} cards",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

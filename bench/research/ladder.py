@@ -71,8 +71,20 @@ from games.engine import GameState, Options
 CHOICES = ("random", "easy", "normal", "hard", "oracle")
 
 
-def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=100_000,
-         inferences=None, labels=None, watch=None, reveal="all", weights=None):
+def play(
+    options,
+    deal_seed,
+    levels,
+    bot_seed,
+    budget,
+    times=None,
+    max_actions=100_000,
+    inferences=None,
+    labels=None,
+    watch=None,
+    reveal="all",
+    weights=None,
+):
     """One game; `levels[team]` plays that team's seats. Returns the finished GameState.
 
     Each seat gets its own seeded generator and its own visible event stream, exactly
@@ -89,7 +101,7 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
     def deliver(events):
         for e in events:
             vis = e.get("visible_to")
-            for s in (range(n) if vis is None else vis):
+            for s in range(n) if vis is None else vis:
                 hist[s].append(e)
 
     deliver(g.initial_events())
@@ -102,12 +114,18 @@ def play(options, deal_seed, levels, bot_seed, budget, times=None, max_actions=1
         level = levels[team]
         t0 = time.perf_counter()
         if level == "oracle":
-            a = oracle_decide(g, seat, rngs[seat], budget=budget, history=hist[seat],
-                              reveal=reveal)
+            a = oracle_decide(g, seat, rngs[seat], budget=budget, history=hist[seat], reveal=reveal)
         else:
-            a = decide(level, g.view(seat), g.legal_actions(seat), hist[seat], rngs[seat],
-                       budget=budget, inference=inferences[team] if inferences else None,
-                       weights=weights[team] if weights else None)
+            a = decide(
+                level,
+                g.view(seat),
+                g.legal_actions(seat),
+                hist[seat],
+                rngs[seat],
+                budget=budget,
+                inference=inferences[team] if inferences else None,
+                weights=weights[team] if weights else None,
+            )
         if times is not None:
             label = labels[team] if labels else level
             times.setdefault(label, []).append(time.perf_counter() - t0)
@@ -135,8 +153,18 @@ def _pair(args):
         labels[a_team] = la
         weights = [None] * teams
         weights[a_team] = weights_a
-        g = play(options, deal, levels, f"{seed}:{i}:{k}", budget, times,
-                 inferences=inferences, labels=labels, reveal=reveal, weights=weights)
+        g = play(
+            options,
+            deal,
+            levels,
+            f"{seed}:{i}:{k}",
+            budget,
+            times,
+            inferences=inferences,
+            labels=labels,
+            reveal=reveal,
+            weights=weights,
+        )
         played += 1
         wins += g.game_over["winner"] == a_team
         ranked.append(pairing(g.game_over["ranking"], a_team))
@@ -175,10 +203,16 @@ def _add(wins, played, times, ranked, w, p, t, r, o):
     for k, v in t.items():
         times.setdefault(k, []).extend(v)
     if played % 50 < p:  # a running tally on stderr, so a long run can be read part-way
-        t = "; ".join(f"{k} median {statistics.median(v) * 1000:.2f} ms p95 "
-                      f"{p95(v) * 1000:.2f} ms" for k, v in sorted(times.items()))
-        print(f"progress: {o.A} won {wins} of {played}, ranked above "
-              f"{statistics.fmean(ranked):.3f}; {t}", file=sys.stderr, flush=True)
+        t = "; ".join(
+            f"{k} median {statistics.median(v) * 1000:.2f} ms p95 {p95(v) * 1000:.2f} ms"
+            for k, v in sorted(times.items())
+        )
+        print(
+            f"progress: {o.A} won {wins} of {played}, ranked above "
+            f"{statistics.fmean(ranked):.3f}; {t}",
+            file=sys.stderr,
+            flush=True,
+        )
     return wins, played
 
 
@@ -217,8 +251,9 @@ def _inferences(text):
     names = frozenset(x.strip() for x in text.split(",") if x.strip())
     unknown = names - set(LEANS) - {"legacy_sampler"}
     if unknown:
-        raise argparse.ArgumentTypeError(f"unknown inference(s) {sorted(unknown)}; "
-                                         f"choose from {sorted(LEANS)}, all, none")
+        raise argparse.ArgumentTypeError(
+            f"unknown inference(s) {sorted(unknown)}; choose from {sorted(LEANS)}, all, none"
+        )
     return names
 
 
@@ -265,33 +300,48 @@ def _budget(o):
     """The search budget: the site's for this table size, with the knobs given changed."""
     site = site_budget(o.players)
     horizon = o.horizon or site.horizon
-    knobs = dict(horizon=horizon, score=o.score or site.score,
-                 z=site.z if o.z is None else o.z, drop=site.drop if o.drop is None else o.drop,
-                 model=o.model or site.model, pool=site.pool if o.pool is None else o.pool,
-                 wilds=site.wilds if o.wilds is None else o.wilds == "search",
-                 weights=o.weights or site.weights,
-                 own_rollouts=o.own_rollouts or site.own_rollouts,
-                 explore=site.explore if o.explore is None else o.explore,
-                 searched=o.searched or site.searched)
+    knobs = dict(
+        horizon=horizon,
+        score=o.score or site.score,
+        z=site.z if o.z is None else o.z,
+        drop=site.drop if o.drop is None else o.drop,
+        model=o.model or site.model,
+        pool=site.pool if o.pool is None else o.pool,
+        wilds=site.wilds if o.wilds is None else o.wilds == "search",
+        weights=o.weights or site.weights,
+        own_rollouts=o.own_rollouts or site.own_rollouts,
+        explore=site.explore if o.explore is None else o.explore,
+        searched=o.searched or site.searched,
+    )
     if o.seconds is not None:
         return Budget(seconds=o.seconds, **knobs)
     if o.rollouts is not None:
         return Budget(rollouts=o.rollouts, **knobs)
-    return Budget(actions=o.actions or site.actions, min_samples=site.min_samples,
-                  max_samples=site.max_samples, **knobs)
+    return Budget(
+        actions=o.actions or site.actions,
+        min_samples=site.min_samples,
+        max_samples=site.max_samples,
+        **knobs,
+    )
 
 
 def main(argv=None):
     ap = _parser()
     o = ap.parse_args(argv)
-    options = Options(players=o.players, stacking=o.stacking,
-                      final_card_penalty=not o.no_final_card_penalty, target_score=o.target)
+    options = Options(
+        players=o.players,
+        stacking=o.stacking,
+        final_card_penalty=not o.no_final_card_penalty,
+        target_score=o.target,
+    )
     budget = _budget(o)
     seatings = options.players // 2 if o.rotate == "full" else 2
     if o.rotate == "full":
         if o.games % seatings or o.start % seatings:
-            ap.error(f"--rotate full plays every deal {seatings} times: --games and --start "
-                     f"must be multiples of {seatings}")
+            ap.error(
+                f"--rotate full plays every deal {seatings} times: --games and --start "
+                f"must be multiples of {seatings}"
+            )
         deals = o.games // seatings
     else:
         deals = (o.games + 1) // 2
@@ -303,9 +353,22 @@ def main(argv=None):
         except (OSError, ValueError) as e:
             ap.error(f"--paired-with {o.paired_with}: not a --per-deal file ({e})")
     out = open(o.per_deal, "w") if o.per_deal else None
-    jobs = [(options, o.seed, i, o.A, o.B, budget,
-             seatings if seatings * (i + 1) <= o.games else 1,
-             o.infer_a, o.infer_b, o.reveal, o.weights) for i in range(first, deals)]
+    jobs = [
+        (
+            options,
+            o.seed,
+            i,
+            o.A,
+            o.B,
+            budget,
+            seatings if seatings * (i + 1) <= o.games else 1,
+            o.infer_a,
+            o.infer_b,
+            o.reveal,
+            o.weights,
+        )
+        for i in range(first, deals)
+    ]
     t0 = time.perf_counter()
     wins, played, times, ranked, by_deal = _play(o, jobs, out)
     if out:
@@ -342,34 +405,44 @@ def _play(o, jobs, out):
 
 
 def _report(o, options, budget, elapsed, wins, played, times, ranked, by_deal, other):
-    print(f"{played} games, {o.players} players, {options}, budget {budget}, "
-          f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
-          + ("" if o.reveal == "all" else f", oracle sees {o.reveal}") + f", {elapsed:.1f} s",
-          file=sys.stdout)
+    print(
+        f"{played} games, {o.players} players, {options}, budget {budget}, "
+        f"inferences A {_names(o.infer_a)} B {_names(o.infer_b)}"
+        + ("" if o.reveal == "all" else f", oracle sees {o.reveal}")
+        + f", {elapsed:.1f} s",
+        file=sys.stdout,
+    )
     for level in sorted(times):
         xs = times[level]
-        print(f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
-              f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms")
+        print(
+            f"{level}: {len(xs)} decisions, median {statistics.median(xs) * 1000:.3f} ms, "
+            f"p95 {p95(xs) * 1000:.3f} ms, max {max(xs) * 1000:.1f} ms"
+        )
     if other is not None:
         shared = sorted(set(by_deal) & set(other))
         if len(shared) < 2:
-            print(f"paired with {o.paired_with}: fewer than two deals in common",
-                  file=sys.stdout)
+            print(f"paired with {o.paired_with}: fewer than two deals in common", file=sys.stdout)
         else:
             d, lo, hi = mean_interval([by_deal[i] - other[i] for i in shared], low=-1.0)
-            print(f"paired with {o.paired_with}: {o.A} ranked {d:+.4f} above it over "
-                  f"{len(shared)} shared deals (95% CI [{lo:+.4f}, {hi:+.4f}])",
-                  file=sys.stdout)
+            print(
+                f"paired with {o.paired_with}: {o.A} ranked {d:+.4f} above it over "
+                f"{len(shared)} shared deals (95% CI [{lo:+.4f}, {hi:+.4f}])",
+                file=sys.stdout,
+            )
     m, lo, hi = mean_interval(ranked)
     over = ""
     if o.rotate == "full":  # the seatings of a deal are not independent games
         _, lo, hi = mean_interval(list(by_deal.values()))
         over = f" over {len(by_deal)} deals"
-    print(f"{o.A} vs {o.B}: {o.A} ranked above a B team in {m:.3f} of {played} games' "
-          f"pairings (95% CI{over} [{lo:.3f}, {hi:.3f}])")
+    print(
+        f"{o.A} vs {o.B}: {o.A} ranked above a B team in {m:.3f} of {played} games' "
+        f"pairings (95% CI{over} [{lo:.3f}, {hi:.3f}])"
+    )
     lo, hi = wilson(wins, played)
-    print(f"{o.A} vs {o.B}: {o.A} won {wins} of {played} ({wins / played:.3f}, "
-          f"95% CI [{lo:.3f}, {hi:.3f}])")
+    print(
+        f"{o.A} vs {o.B}: {o.A} won {wins} of {played} ({wins / played:.3f}, "
+        f"95% CI [{lo:.3f}, {hi:.3f}])"
+    )
 
 
 if __name__ == "__main__":

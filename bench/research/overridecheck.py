@@ -79,8 +79,10 @@ def check(games, seed, playouts, budget, start=0, players=4):
         if normal == a:
             return
         snap = g.to_dict()
-        gain = sum(playout(snap, seat, a, r) - playout(snap, seat, normal, r)
-                   for r in range(playouts)) / playouts
+        gain = (
+            sum(playout(snap, seat, a, r) - playout(snap, seat, normal, r) for r in range(playouts))
+            / playouts
+        )
         row = stats.setdefault(kind_of(view, normal, a), [0, 0.0, 0.0])
         row[0] += 1
         row[1] += gain
@@ -102,10 +104,13 @@ def report(stats, games):
         se = math.sqrt(var * k) / games
         total += s / games
         se2 += se * se
-        lines.append(f"{kind}: {k} departures, {s / k:+.4f} each, {s / games:+.4f} a game "
-                     f"(se {se:.4f})")
-    lines.append(f"all: {sum(r[0] for r in stats.values())} departures, {total:+.4f} a game "
-                 f"(se {math.sqrt(se2):.4f}) over {games} games")
+        lines.append(
+            f"{kind}: {k} departures, {s / k:+.4f} each, {s / games:+.4f} a game (se {se:.4f})"
+        )
+    lines.append(
+        f"all: {sum(r[0] for r in stats.values())} departures, {total:+.4f} a game "
+        f"(se {math.sqrt(se2):.4f}) over {games} games"
+    )
     return lines
 
 
@@ -121,9 +126,13 @@ def main(argv=None):
     ap.add_argument("--wilds", choices=("search", "normal"), default=None)
     o = ap.parse_args(argv)
     site = site_budget(o.players)
-    budget = Budget(actions=o.actions or site.actions, z=site.z if o.z is None else o.z,
-                    wilds=site.wilds if o.wilds is None else o.wilds == "search",
-                    horizon=site.horizon, score=site.score)
+    budget = Budget(
+        actions=o.actions or site.actions,
+        z=site.z if o.z is None else o.z,
+        wilds=site.wilds if o.wilds is None else o.wilds == "search",
+        horizon=site.horizon,
+        score=site.score,
+    )
     print(f"budget {budget}", flush=True)
     stats = check(o.games, o.seed, o.playouts, budget, o.start, o.players)
     for line in report(stats, o.games):

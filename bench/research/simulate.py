@@ -45,8 +45,12 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args(argv)
-    options = Options(players=a.players, stacking=a.stacking,
-                      final_card_penalty=not a.no_final_card_penalty, target_score=a.target)
+    options = Options(
+        players=a.players,
+        stacking=a.stacking,
+        final_card_penalty=not a.no_final_card_penalty,
+        target_score=a.target,
+    )
     rng = random.Random(a.seed)
     actions = 0
     wins = [0] * (a.players // 2)

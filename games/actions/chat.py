@@ -70,8 +70,9 @@ def clean_text(text: object) -> str:
         raise ChatRefused("Write something first: an empty message is not sent.")
     limit = chat_rooms.MAX_LENGTH  # the column's max_length, which Django types as optional
     if limit is not None and len(text) > limit:
-        raise ChatRefused(f"That message is too long: at most {limit} characters "
-                          f"(it has {len(text)}).")
+        raise ChatRefused(
+            f"That message is too long: at most {limit} characters (it has {len(text)})."
+        )
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
         raise ChatRefused("That message has characters a chat line cannot hold.")
     return text
@@ -88,8 +89,12 @@ def groups_for(game: Game, room: str) -> list[str]:
     spectators = push.public_group(game.pk) if game.spectators and not game.private else None
     if room == chat_rooms.SPECTATORS:
         return [spectators] if spectators else []
-    groups = [push.seat_group(game.pk, number) for number in
-              Seat.objects.filter(game=game, user__isnull=False).values_list("number", flat=True)]
+    groups = [
+        push.seat_group(game.pk, number)
+        for number in Seat.objects.filter(game=game, user__isnull=False).values_list(
+            "number", flat=True
+        )
+    ]
     if spectators and chat_rooms.is_over(game):
         groups.append(spectators)
     return groups
@@ -106,8 +111,9 @@ def deliver(groups: list[str], message: dict[str, Any]) -> None:
         log.exception("could not push %s to %s", message["type"], groups)
 
 
-def send(game_id: int, user: User | AnonymousUser, text: object,
-         key: object) -> tuple[ChatMessage, bool]:
+def send(
+    game_id: int, user: User | AnonymousUser, text: object, key: object
+) -> tuple[ChatMessage, bool]:
     """Stores `user`'s line at the table and pushes it after the commit; returns
     (message, created). A key sent again returns the line it stored the first time, and
     pushes nothing."""
@@ -128,16 +134,23 @@ def send(game_id: int, user: User | AnonymousUser, text: object,
     ident = f"{user.pk}:{game.pk}"
     if ratelimit.hit(RATE_SCOPE, ident, window) > limit:
         wait = max(1, ratelimit.retry_after(RATE_SCOPE, ident))
-        raise ChatRefused(f"Too many messages: at most {limit} in {window} seconds. "
-                          f"Wait {wait} s.", 429)
+        raise ChatRefused(
+            f"Too many messages: at most {limit} in {window} seconds. Wait {wait} s.", 429
+        )
     room = chat_rooms.writable_room(seat is not None)
     try:
         with transaction.atomic():
-            message = ChatMessage.objects.create(game=game, user=user, room=room, text=text,
-                                                 key=key)
+            message = ChatMessage.objects.create(
+                game=game, user=user, room=room, text=text, key=key
+            )
             groups = groups_for(game, room)
-            push_message = {"type": "chat.message", "id": message.pk, "room": room,
-                            "author": user.pk, "html": chat_rooms.message_html(message)}
+            push_message = {
+                "type": "chat.message",
+                "id": message.pk,
+                "room": room,
+                "author": user.pk,
+                "html": chat_rooms.message_html(message),
+            }
             transaction.on_commit(partial(deliver, groups, push_message))
     except IntegrityError:  # the same key, sent twice at once: the other one stored it
         return ChatMessage.objects.get(game=game, user=user, key=key), False
@@ -149,5 +162,6 @@ def set_off(user: User, off: bool) -> None:
     Their open sockets are told after the commit (games.consumers drops chat pushes)."""
     with transaction.atomic():
         ChatSetting.objects.update_or_create(user=user, defaults={"muted": bool(off)})
-        transaction.on_commit(partial(deliver, [push.user_group(user.pk)],
-                                      {"type": "chat.setting", "off": bool(off)}))
+        transaction.on_commit(
+            partial(deliver, [push.user_group(user.pk)], {"type": "chat.setting", "off": bool(off)})
+        )

@@ -16,8 +16,15 @@ from games.models import EmailOutbox, Game
 from games.store import seats
 
 
-def plan(game: Game, spectator_view: SeatView, pending: list[int], bot_seats: Collection[int],
-         acted_seat: int | None, seq: int, now: datetime) -> dict[str, Any]:
+def plan(
+    game: Game,
+    spectator_view: SeatView,
+    pending: list[int],
+    bot_seats: Collection[int],
+    acted_seat: int | None,
+    seq: int,
+    now: datetime,
+) -> dict[str, Any]:
     """The clock columns after event `seq`; queues the after-commit work they need.
 
     Must run inside the transaction that locked `game` (decisions._record). A
@@ -35,8 +42,9 @@ def plan(game: Game, spectator_view: SeatView, pending: list[int], bot_seats: Co
     for seat in people:
         previous = seats.clock(game, seat)
         # A kind always: it is None only once the game is over, when nobody decides.
-        if kind is not None and (previous is None or seat == acted_seat
-                                 or previous.get("kind") != kind):
+        if kind is not None and (
+            previous is None or seat == acted_seat or previous.get("kind") != kind
+        ):
             changes.start_clock(seat, seq, kind, now)
             started.append(seat)
     countdown: dict[str, datetime] = {}
@@ -47,13 +55,25 @@ def plan(game: Game, spectator_view: SeatView, pending: list[int], bot_seats: Co
                 countdown = countdown_columns(game, due, now)
         else:
             EmailOutbox.objects.bulk_create(
-                [EmailOutbox(game_id=game.pk, seat=s, seq=seq, kind=EmailOutbox.Kind.TURN,
-                             created_at=now, not_before=now) for s in started],
+                [
+                    EmailOutbox(
+                        game_id=game.pk,
+                        seat=s,
+                        seq=seq,
+                        kind=EmailOutbox.Kind.TURN,
+                        created_at=now,
+                        not_before=now,
+                    )
+                    for s in started
+                ],
                 ignore_conflicts=True,
             )
             effects.task_on_commit("games.tasks.deliver_emails", game.pk)
-    return {"clocks": changes.clocks, **seats.deadline_columns(game, clocks=changes.clocks),
-            **countdown}
+    return {
+        "clocks": changes.clocks,
+        **seats.deadline_columns(game, clocks=changes.clocks),
+        **countdown,
+    }
 
 
 def countdown_columns(game: Game, due: datetime, now: datetime) -> dict[str, datetime]:
@@ -75,5 +95,6 @@ def countdown_columns(game: Game, due: datetime, now: datetime) -> dict[str, dat
 def _schedule_countdown(game_id: int, due: datetime) -> None:
     """A real-time time-out fires on time: a task due exactly then (seconds away, so
     well inside the broker's visibility timeout). The 1 s sweep is the safety net."""
-    effects.task_on_commit("games.tasks.fire_clock", game_id, eta=due,
-                           expires=due + timedelta(minutes=5))
+    effects.task_on_commit(
+        "games.tasks.fire_clock", game_id, eta=due, expires=due + timedelta(minutes=5)
+    )

@@ -65,8 +65,10 @@ class SeatTakenOver(DecisionRefused):
     """A bot plays this seat for the rest of the game (three time-outs)."""
 
 
-BOT_FOR_GOOD = ("A bot plays your seat for the rest of this game after three missed moves, "
-                "so your move was not made.")
+BOT_FOR_GOOD = (
+    "A bot plays your seat for the rest of this game after three missed moves, "
+    "so your move was not made."
+)
 
 
 def _check_holder(holder: store.SeatHolder | None, user: AbstractBaseUser, now: datetime) -> None:
@@ -86,8 +88,10 @@ class DecisionNotSaved(DecisionRefused):
     the first result)."""
 
 
-NOT_SAVED = ("The server lost its connection to the game's database, so your move was not "
-             "saved. Nothing changed: please try again.")
+NOT_SAVED = (
+    "The server lost its connection to the game's database, so your move was not "
+    "saved. Nothing changed: please try again."
+)
 
 
 def _refused_on_database_loss(function: Callable[P, R]) -> Callable[P, R]:
@@ -156,8 +160,7 @@ def pending_seats(state: GameState, spectator_view: SeatView | None = None) -> l
     if turn is not None:
         candidates.add(turn)
     return [
-        s for s in sorted(candidates)
-        if state.legal_actions(s) or state.view(s).get("must_give")
+        s for s in sorted(candidates) if state.legal_actions(s) or state.view(s).get("must_give")
     ]
 
 
@@ -185,9 +188,16 @@ def _check_action(action: object) -> Action:
 
 @_measured
 @_refused_on_database_loss
-def apply_decision(game_id: int, seat: int, action: Action | Decide, actor: str, *,
-                   user: AbstractBaseUser | None = None, idempotency_key: str | None = None,
-                   expected_seq: int | None = None) -> "DecisionResult":
+def apply_decision(
+    game_id: int,
+    seat: int,
+    action: Action | Decide,
+    actor: str,
+    *,
+    user: AbstractBaseUser | None = None,
+    idempotency_key: str | None = None,
+    expected_seq: int | None = None,
+) -> "DecisionResult":
     """Applies one decision of `seat` and returns a DecisionResult.
 
     In one transaction: lock the game row (select_for_update), check that
@@ -222,7 +232,8 @@ def apply_decision(game_id: int, seat: int, action: Action | Decide, actor: str,
         # statement sees what the lock's last holder committed (a subquery inside the
         # locking SELECT would not).
         game, prior, holder = store.lock_game(
-            game_id, idempotency_key, seat if user is not None and _seat_number(seat) else None)
+            game_id, idempotency_key, seat if user is not None and _seat_number(seat) else None
+        )
         _check_input(game.players, seat, action, actor)
         if user is not None:
             _check_holder(holder, user, timezone.now())
@@ -251,8 +262,16 @@ def apply_decision(game_id: int, seat: int, action: Action | Decide, actor: str,
         except engine.IllegalAction as exc:
             raise IllegalDecision(str(exc)) from exc
         event = _record(
-            game, state, kind=move["type"], seat=seat, actor=actor, user=user,
-            action=move, events=events, idempotency_key=idempotency_key, columns=columns,
+            game,
+            state,
+            kind=move["type"],
+            seat=seat,
+            actor=actor,
+            user=user,
+            action=move,
+            events=events,
+            idempotency_key=idempotency_key,
+            columns=columns,
         )
     return DecisionResult(event, replayed=False, game=game)
 
@@ -278,25 +297,55 @@ def start_game(game_id: int) -> GameEvent:
         game.bot_seats = [s.number for s in rows if s.is_bot]
         game.save(update_fields=["status", "started_at", "bot_seats"])
         GameSnapshot.objects.create(game=game, seq=0, state=state.to_dict())
-        effects.log_on_commit(log, "game %s started: %s players, %s", game.pk, game.players,
-                              game.get_pace_display().lower(), game=game.pk)
+        effects.log_on_commit(
+            log,
+            "game %s started: %s players, %s",
+            game.pk,
+            game.players,
+            game.get_pace_display().lower(),
+            game=game.pk,
+        )
         return _record(
-            game, state, kind="deal", seat=None, actor=GameEvent.Actor.SYSTEM, user=None,
-            action=None, events=state.initial_events(), idempotency_key=None, now=now,
+            game,
+            state,
+            kind="deal",
+            seat=None,
+            actor=GameEvent.Actor.SYSTEM,
+            user=None,
+            action=None,
+            events=state.initial_events(),
+            idempotency_key=None,
+            now=now,
         )
 
 
 def nothing_pending() -> dict[str, Any]:
     """The columns of a game that ended (finished or aborted): nobody to wait for, nothing
     for the sweep."""
-    return {"turn": None, "waiting_on": [], "bot_due_at": None, "clocks": {},
-            "deadline_at": None, "wake_at": None}
+    return {
+        "turn": None,
+        "waiting_on": [],
+        "bot_due_at": None,
+        "clocks": {},
+        "deadline_at": None,
+        "wake_at": None,
+    }
 
 
-def _record(game: Game, state: GameState, *, kind: str, seat: int | None, actor: str,
-            user: AbstractBaseUser | None, action: Action | None, events: list[Event],
-            idempotency_key: str | None, now: datetime | None = None,
-            columns: dict[str, Any] | None = None) -> GameEvent:
+def _record(
+    game: Game,
+    state: GameState,
+    *,
+    kind: str,
+    seat: int | None,
+    actor: str,
+    user: AbstractBaseUser | None,
+    action: Action | None,
+    events: list[Event],
+    idempotency_key: str | None,
+    now: datetime | None = None,
+    columns: dict[str, Any] | None = None,
+) -> GameEvent:
     """Appends the engine's event after game.last_seq and brings the snapshot, the clocks
     and the game's other columns up to date (with `columns`, the seats' columns the
     decision changed); schedules the bots that now have a decision.
@@ -324,9 +373,20 @@ def _record(game: Game, state: GameState, *, kind: str, seat: int | None, actor:
     if spectator_view.get("game_over"):
         columns.update(status=Game.Status.FINISHED, finished_at=now, **nothing_pending())
         bots_to_move = []
-    event = _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,
-                   action=action, events=events, idempotency_key=idempotency_key, now=now,
-                   columns=columns)
+    event = _write(
+        game,
+        seq,
+        state,
+        kind=kind,
+        seat=seat,
+        actor=actor,
+        user=user,
+        action=action,
+        events=events,
+        idempotency_key=idempotency_key,
+        now=now,
+        columns=columns,
+    )
     if columns.get("status") == Game.Status.FINISHED:
         # In the transaction that records the end: a game is rated exactly when it ends.
         ratings.game_finished(game, state, now)
@@ -346,9 +406,17 @@ def bot_pace(game: Game) -> dict[str, float]:
     return {"countdown": random.uniform(2 / 3, 4 / 3) * settings.BOT_PACE_MS / 1000}
 
 
-def append_note(game: Game, *, kind: str, actor: str, user: AbstractBaseUser | None,
-                seat: int | None, events: list[Event], columns: dict[str, Any] | None = None,
-                now: datetime | None = None) -> GameEvent:
+def append_note(
+    game: Game,
+    *,
+    kind: str,
+    actor: str,
+    user: AbstractBaseUser | None,
+    seat: int | None,
+    events: list[Event],
+    columns: dict[str, Any] | None = None,
+    now: datetime | None = None,
+) -> GameEvent:
     """Appends an event that leaves the engine's state as it is (`action` None, so
     load_state and replays pass over it, as over the deal): a moderator's. `columns` are
     the game's columns that change with it; they are written with the event.
@@ -363,20 +431,33 @@ def append_note(game: Game, *, kind: str, actor: str, user: AbstractBaseUser | N
     state = store.current_state(game)
     if state is not None:
         effects.game_changed_on_commit(game, seq, state)
-    return _write(game, seq, state, kind=kind, seat=seat, actor=actor, user=user,
-                  action=None, events=events, idempotency_key=None, now=now,
-                  columns=columns or {})
+    return _write(
+        game,
+        seq,
+        state,
+        kind=kind,
+        seat=seat,
+        actor=actor,
+        user=user,
+        action=None,
+        events=events,
+        idempotency_key=None,
+        now=now,
+        columns=columns or {},
+    )
 
 
-def _write(game: Game, seq: int, state: GameState | None, *, columns: dict[str, Any],
-           **event: Any) -> GameEvent:
+def _write(
+    game: Game, seq: int, state: GameState | None, *, columns: dict[str, Any], **event: Any
+) -> GameEvent:
     """The one write of a game's event: event `seq` (= game.last_seq + 1), `last_seq` and
     the game's `columns`, and the snapshot at `state` (None: a table not yet dealt, which
     has no snapshot), in one statement (games.store); `game` is brought up to date, before
     the commit, for the push that reads it after."""
     columns = {"last_seq": seq, **columns}
-    written = store.append(game, seq=seq, columns=columns,
-                           state=None if state is None else state.to_dict(), **event)
+    written = store.append(
+        game, seq=seq, columns=columns, state=None if state is None else state.to_dict(), **event
+    )
     for name, value in columns.items():
         setattr(game, name, value)
     return written

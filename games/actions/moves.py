@@ -24,8 +24,12 @@ def clean_action(action: object) -> Action | None:
     if not isinstance(action, dict) or not set(action) <= ACTION_KEYS:
         return None
     kind = action.get("type")
-    if not (isinstance(kind, str) and 0 < len(kind) <= 20 and kind.replace("_", "").isalpha()
-            and kind.isascii()):
+    if not (
+        isinstance(kind, str)
+        and 0 < len(kind) <= 20
+        and kind.replace("_", "").isalpha()
+        and kind.isascii()
+    ):
         return None
     if "card" in action and action["card"] is not None and not _code(action["card"]):
         return None

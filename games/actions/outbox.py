@@ -56,6 +56,7 @@ def table_link(game: Game) -> str:
 
 # --- What to do with a row --------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Send:
     due: datetime  # the deadline of the decision the email is about
@@ -113,8 +114,7 @@ def _decide_reminder(user: User, due: datetime, now: datetime) -> Outcome:
     return Send(due)
 
 
-def _decide_turn(row: EmailOutbox, user: User, due: datetime, now: datetime,
-                 told: bool) -> Outcome:
+def _decide_turn(row: EmailOutbox, user: User, due: datetime, now: datetime, told: bool) -> Outcome:
     """`decide` for a "your turn" row whose decision (due at `due`) is still open."""
     if user.turn_email == User.TurnEmail.NONE:
         return Skip("preference off")
@@ -139,22 +139,31 @@ def early_reminder_row(row: EmailOutbox, user: User | None, game: Game) -> Email
     them, it is written due before they begin (schedule.early_reminder). The sweep's own
     reminder row at half time is then the same row (unique per decision), so still one."""
     clock = seats.clock(game, row.seat)
-    if (user is None or not user.notify_reminder_email or clock is None
-            or clock["since"] != row.seq):
+    if user is None or not user.notify_reminder_email or clock is None or clock["since"] != row.seq:
         return None
     remind_at = clock.get("remind_at")
     if not remind_at:
         return None
     moment = schedule.early_reminder(
-        user, datetime.fromisoformat(remind_at), datetime.fromisoformat(clock["due"]),
-        datetime.fromisoformat(clock["started"]))
+        user,
+        datetime.fromisoformat(remind_at),
+        datetime.fromisoformat(clock["due"]),
+        datetime.fromisoformat(clock["started"]),
+    )
     if moment is None:
         return None
-    return EmailOutbox(game_id=game.pk, seat=row.seat, seq=row.seq, kind=REMINDER,
-                       created_at=row.created_at, not_before=moment)
+    return EmailOutbox(
+        game_id=game.pk,
+        seat=row.seat,
+        seq=row.seq,
+        kind=REMINDER,
+        created_at=row.created_at,
+        not_before=moment,
+    )
 
 
 # --- Claiming and sending ---------------------------------------------------------------
+
 
 @dataclass
 class Claim:
@@ -174,15 +183,17 @@ class Claim:
 
 def _rows_of(user_id: int) -> QuerySet[EmailOutbox]:
     """The outbox rows addressed to `user_id`'s seats."""
-    mine = Seat.objects.filter(game_id=OuterRef("game_id"), number=OuterRef("seat"),
-                               user_id=user_id)
+    mine = Seat.objects.filter(
+        game_id=OuterRef("game_id"), number=OuterRef("seat"), user_id=user_id
+    )
     return EmailOutbox.objects.filter(Exists(mine))
 
 
 def _told(row: EmailOutbox, user: User) -> bool:
     """A "your turn" email of this game went to the player since they were last seen."""
-    sent = _rows_of(user.pk).filter(game_id=row.game_id, kind=TURN, sent_at__isnull=False,
-                                    skipped__in=("", SENDING))
+    sent = _rows_of(user.pk).filter(
+        game_id=row.game_id, kind=TURN, sent_at__isnull=False, skipped__in=("", SENDING)
+    )
     if user.last_seen_at is not None:
         sent = sent.filter(sent_at__gt=user.last_seen_at)
     return sent.exists()
@@ -191,9 +202,13 @@ def _told(row: EmailOutbox, user: User) -> bool:
 def _waiting_games(user: User, but: list[int]) -> list[tuple[Game, datetime]]:
     """[(game, due)] of the player's other running turn-by-turn games that wait on them."""
     waiting: list[tuple[Game, datetime]] = []
-    mine = (Seat.objects.filter(user=user, game__status=Game.Status.ACTIVE,
-                                game__pace=Game.Pace.TURN_BASED)
-            .exclude(game_id__in=but).select_related("game"))
+    mine = (
+        Seat.objects.filter(
+            user=user, game__status=Game.Status.ACTIVE, game__pace=Game.Pace.TURN_BASED
+        )
+        .exclude(game_id__in=but)
+        .select_related("game")
+    )
     for seat in mine:
         due = seats.due(seat.game, seat.number)
         if due is not None:
@@ -211,9 +226,13 @@ def claim(user_id: int, now: datetime | None = None) -> list[Claim]:
     now = now or timezone.now()
     with transaction.atomic():
         user = User.objects.filter(pk=user_id).first()
-        rows = list(_rows_of(user_id).select_for_update(skip_locked=True, of=("self",))
-                    .filter(sent_at__isnull=True, not_before__lte=now)
-                    .select_related("game").order_by("pk"))
+        rows = list(
+            _rows_of(user_id)
+            .select_for_update(skip_locked=True, of=("self",))
+            .filter(sent_at__isnull=True, not_before__lte=now)
+            .select_related("game")
+            .order_by("pk")
+        )
         if user is None or not rows:
             return []
         claims: list[Claim] = []
@@ -246,8 +265,9 @@ def claim(user_id: int, now: datetime | None = None) -> list[Claim]:
             else:
                 games.sort(key=lambda pair: pair[1])
                 others = _waiting_games(user, but=[r.game_id for r in sending])
-                claims.append(Claim(DIGEST, user, sending,
-                                    games + sorted(others, key=lambda p: p[1])))
+                claims.append(
+                    Claim(DIGEST, user, sending, games + sorted(others, key=lambda p: p[1]))
+                )
     return claims
 
 
@@ -262,24 +282,38 @@ def message_for(claimed: Claim) -> EmailMultiAlternatives:
     unsubscribe headers (RFC 2369 and the one-click POST of RFC 8058)."""
     user = claimed.user
     unsubscribe_kind = REMINDER if claimed.kind == REMINDER else TURN
-    unsubscribe = site_link(reverse("accounts:unsubscribe",
-                                    args=[unsubscribe_token(user, unsubscribe_kind)]))
+    unsubscribe = site_link(
+        reverse("accounts:unsubscribe", args=[unsubscribe_token(user, unsubscribe_kind)])
+    )
     tz = schedule.zone(user)
-    games = [{"game": game, "due": due, "link": table_link(game), "missed": _missed(game)}
-             for game, due in claimed.games]
+    games = [
+        {"game": game, "due": due, "link": table_link(game), "missed": _missed(game)}
+        for game, due in claimed.games
+    ]
     context: dict[str, Any] = {
-        "user": user, "tz": str(tz), "games": games, **games[0],
-        "unsubscribe": unsubscribe, "profile": site_link(reverse("accounts:profile")),
-        "digest": user.turn_email == User.TurnEmail.DIGEST}
+        "user": user,
+        "tz": str(tz),
+        "games": games,
+        **games[0],
+        "unsubscribe": unsubscribe,
+        "profile": site_link(reverse("accounts:profile")),
+        "digest": user.turn_email == User.TurnEmail.DIGEST,
+    }
     with timezone.override(tz):
         subject = render_to_string(f"emails/{claimed.kind}_subject.txt", context).strip()
         text = render_to_string(f"emails/{claimed.kind}_body.txt", context)
         html = render_to_string(f"emails/{claimed.kind}_body.html", context)
     # An address cleared since the claim: no recipient, and Django sends nothing.
     message = EmailMultiAlternatives(
-        subject, text, settings.DEFAULT_FROM_EMAIL, [user.email] if user.email else [],
-        headers={"List-Unsubscribe": f"<{unsubscribe}>",
-                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"})
+        subject,
+        text,
+        settings.DEFAULT_FROM_EMAIL,
+        [user.email] if user.email else [],
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
     message.attach_alternative(html, "text/html")
     return message
 
@@ -301,23 +335,27 @@ def _recipients(game_id: int | None, now: datetime, limit: int) -> list[int]:
         rows = rows.filter(game_id=game_id)
     holders = Seat.objects.filter(
         Exists(rows.filter(game_id=OuterRef("game_id"), seat=OuterRef("number"))),
-        user__isnull=False)
+        user__isnull=False,
+    )
     return list(holders.order_by("user_id").values_list("user_id", flat=True).distinct()[:limit])
 
 
 def _orphans(game_id: int | None, now: datetime) -> None:
     """Rows due for a seat nobody holds: skipped, so that the sweep stops finding them."""
-    taken = Seat.objects.filter(game_id=OuterRef("game_id"), number=OuterRef("seat"),
-                                user__isnull=False)
+    taken = Seat.objects.filter(
+        game_id=OuterRef("game_id"), number=OuterRef("seat"), user__isnull=False
+    )
     rows = EmailOutbox.objects.filter(sent_at__isnull=True, not_before__lte=now).exclude(
-        Exists(taken))
+        Exists(taken)
+    )
     if game_id is not None:
         rows = rows.filter(game_id=game_id)
     rows.update(sent_at=now, skipped="no player in the seat")
 
 
-def deliver_outbox(game_id: int | None = None, now: datetime | None = None,
-                   limit: int = 100) -> int:
+def deliver_outbox(
+    game_id: int | None = None, now: datetime | None = None, limit: int = 100
+) -> int:
     """Sends what is due in the outbox (rows of one game's players, or of everybody);
     returns how many emails went out.
 
@@ -340,16 +378,29 @@ def deliver_outbox(game_id: int | None = None, now: datetime | None = None,
                 send_claimed(claimed)
             except Exception as exc:
                 retry = timezone.now() + timedelta(seconds=settings.OUTBOX_RETRY_SECONDS)
-                EmailOutbox.objects.filter(pk__in=pks).update(sent_at=None, skipped="",
-                                                              not_before=retry)
-                log.error("email %s to user %s (game %s) failed, tried again in %s s: %s",
-                          claimed.kind, user_id, _game_ids(claimed), settings.OUTBOX_RETRY_SECONDS,
-                          exc, extra={"user": user_id, "game": claimed.row.game_id, "rows": pks})
+                EmailOutbox.objects.filter(pk__in=pks).update(
+                    sent_at=None, skipped="", not_before=retry
+                )
+                log.error(
+                    "email %s to user %s (game %s) failed, tried again in %s s: %s",
+                    claimed.kind,
+                    user_id,
+                    _game_ids(claimed),
+                    settings.OUTBOX_RETRY_SECONDS,
+                    exc,
+                    extra={"user": user_id, "game": claimed.row.game_id, "rows": pks},
+                )
                 return sent
             EmailOutbox.objects.filter(pk__in=pks).update(
-                skipped="", via="digest" if claimed.kind == DIGEST else "email")
-            log.info("email %s sent to user %s (game %s)", claimed.kind, user_id,
-                     _game_ids(claimed), extra={"user": user_id, "game": claimed.row.game_id})
+                skipped="", via="digest" if claimed.kind == DIGEST else "email"
+            )
+            log.info(
+                "email %s sent to user %s (game %s)",
+                claimed.kind,
+                user_id,
+                _game_ids(claimed),
+                extra={"user": user_id, "game": claimed.row.game_id},
+            )
             sent += 1
     return sent
 
@@ -365,7 +416,8 @@ def replan(user_id: int, now: datetime | None = None) -> None:
     early for quiet hours keeps its time: looked at now, it would go at once.)"""
     now = now or timezone.now()
     _rows_of(user_id).filter(sent_at__isnull=True, kind=TURN, not_before__gt=now).update(
-        not_before=now)
+        not_before=now
+    )
 
 
 def email_choices_changed(sender: object, user_id: int, **kwargs: object) -> None:

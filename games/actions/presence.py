@@ -52,15 +52,20 @@ def seat_connected(game_id: int, seat: int) -> Presence | None:
         countdown: dict[str, datetime] = {}
         if seats.away(game, seat):
             changes.hand_back(seat)
-            effects.log_on_commit(log, "game %s: seat %s is back, its bot stands down",
-                                  game.pk, seat, game=game.pk, seat=seat)
+            effects.log_on_commit(
+                log,
+                "game %s: seat %s is back, its bot stands down",
+                game.pk,
+                seat,
+                game=game.pk,
+                seat=seat,
+            )
             if seats.waited_on(game, seat):
                 kind = store.load_state(game).view(None).get("decision")
                 if kind is not None:  # always: there is none only once the game is over
                     changes.start_clock(seat, game.last_seq, kind, now)
                     if game.pace == Game.Pace.REALTIME:
-                        countdown = clock.countdown_columns(
-                            game, now + game.decision_window(), now)
+                        countdown = clock.countdown_columns(game, now + game.decision_window(), now)
         store.save_columns(game, {**changes.columns(), **countdown})
     return entry
 
@@ -80,9 +85,13 @@ def seat_disconnected(game_id: int, seat: int) -> Presence | None:
         changes = seats.SeatChanges(game)
         entry = changes.presence_of(seat)
         entry["sockets"] = max(entry["sockets"] - 1, 0)
-        if (entry["sockets"] == 0 and game.status == Game.Status.ACTIVE
-                and game.pace == Game.Pace.REALTIME and entry["hold_until"] is None
-                and seats.stand_in(game, seat) is None):
+        if (
+            entry["sockets"] == 0
+            and game.status == Game.Status.ACTIVE
+            and game.pace == Game.Pace.REALTIME
+            and entry["hold_until"] is None
+            and seats.stand_in(game, seat) is None
+        ):
             hold = timedelta(seconds=settings.DISCONNECT_HOLD_SECONDS)
             entry["away_since"] = deadlines.iso(now)
             entry["hold_until"] = deadlines.iso(now + hold)

@@ -40,8 +40,10 @@ MIN_PLAYS_PER_SEAT = 3
 REPEAT_LIMIT = 3
 REPEAT_WINDOW = timedelta(hours=24)
 
-NEEDS_CONFIRMED_EMAIL = ("A rated table needs a confirmed email address: confirm yours from "
-                         "your profile page, or play at a casual table.")
+NEEDS_CONFIRMED_EMAIL = (
+    "A rated table needs a confirmed email address: confirm yours from "
+    "your profile page, or play at a casual table."
+)
 
 MuSigma = tuple[float, float]
 # What `computed` works out, in the order the rows keep it: a person's rating at a table size
@@ -82,8 +84,9 @@ def _person(seat: Seat) -> int:
     return seat.user_id
 
 
-def unrated_reason(game: Game, seats: Sequence[Seat],
-                   counted: CountedGames | None = None) -> str | None:
+def unrated_reason(
+    game: Game, seats: Sequence[Seat], counted: CountedGames | None = None
+) -> str | None:
     """Why `game` (finished, with its Seat rows `seats`) counts for no rating, or None: the
     one rule of the live update and the rebuild.
 
@@ -110,8 +113,10 @@ def unrated_reason(game: Game, seats: Sequence[Seat],
     users = frozenset(people)
     if (counted or stored_count)(game, users) >= REPEAT_LIMIT:
         hours = int(REPEAT_WINDOW.total_seconds() // 3600)
-        return (f"the same players had already played {REPEAT_LIMIT} rated games together "
-                f"in {hours} hours")
+        return (
+            f"the same players had already played {REPEAT_LIMIT} rated games together "
+            f"in {hours} hours"
+        )
     return None
 
 
@@ -136,10 +141,19 @@ def stored_count(game: Game, users: frozenset[int]) -> int:
     end). A rated game's changes are one per seat, so a game with a change for each of
     `users` at this size had exactly these people."""
     end = _finished_at(game)
-    return (RatingChange.objects.filter(
-        players=game.players, user_id__in=users, created_at__gt=end - REPEAT_WINDOW,
-        created_at__lte=end).exclude(game_id=game.pk)
-        .values("game_id").annotate(n=Count("pk")).filter(n=len(users)).count())
+    return (
+        RatingChange.objects.filter(
+            players=game.players,
+            user_id__in=users,
+            created_at__gt=end - REPEAT_WINDOW,
+            created_at__lte=end,
+        )
+        .exclude(game_id=game.pk)
+        .values("game_id")
+        .annotate(n=Count("pk"))
+        .filter(n=len(users))
+        .count()
+    )
 
 
 def teams_of(game: Game, seats: Sequence[Seat], over: GameOver) -> list[Team]:
@@ -148,17 +162,22 @@ def teams_of(game: Game, seats: Sequence[Seat], over: GameOver) -> list[Team]:
     ranks = {team: rank for team, rank in over["ranking"]}
     half = game.players // 2
     return [
-        Team(team, ranks[team],
-             tuple((s.number, _person(s)) for s in seats if s.number % half == team))
+        Team(
+            team,
+            ranks[team],
+            tuple((s.number, _person(s)) for s in seats if s.number % half == team),
+        )
         for team in range(half)
     ]
 
 
-def rate_game(teams: Sequence[Team],
-              current: Mapping[int, MuSigma]) -> dict[int, tuple[MuSigma, MuSigma]]:
+def rate_game(
+    teams: Sequence[Team], current: Mapping[int, MuSigma]
+) -> dict[int, tuple[MuSigma, MuSigma]]:
     """The new (mu, sigma) of every person of `teams`, from `current` {user id: (mu, sigma)}
     (a person not in it starts at the model's default): one call of the library; each
     person's ((mu, sigma) before, (mu, sigma) after)."""
+
     def rating(user_id: int) -> PlackettLuceRating:
         if user_id in current:
             mu, sigma = current[user_id]
@@ -176,8 +195,7 @@ def rate_game(teams: Sequence[Team],
     return result
 
 
-def game_finished(game: Game, state: GameState,
-                  now: datetime | None = None) -> list[RatingChange]:
+def game_finished(game: Game, state: GameState, now: datetime | None = None) -> list[RatingChange]:
     """Applies a game's rating update, once; returns its RatingChange rows ([] when the game
     is unrated or was rated before).
 
@@ -208,19 +226,37 @@ def _apply(game: Game, teams: list[Team], now: datetime) -> list[RatingChange]:
     users = sorted(user for t in teams for _, user in t.seats)
     # Rows first (a newcomer's at the default), so that every player's row can be locked.
     Rating.objects.bulk_create(
-        [Rating(user_id=u, players=game.players, mu=MODEL.mu, sigma=MODEL.sigma, updated_at=now)
-         for u in users], ignore_conflicts=True)
-    rows = {r.user_id: r for r in Rating.objects.select_for_update()
-            .filter(players=game.players, user_id__in=users).order_by("user_id")}
+        [
+            Rating(user_id=u, players=game.players, mu=MODEL.mu, sigma=MODEL.sigma, updated_at=now)
+            for u in users
+        ],
+        ignore_conflicts=True,
+    )
+    rows = {
+        r.user_id: r
+        for r in Rating.objects.select_for_update()
+        .filter(players=game.players, user_id__in=users)
+        .order_by("user_id")
+    }
     moved = rate_game(teams, {u: (r.mu, r.sigma) for u, r in rows.items()})
     changes = []
     for t in teams:
         for seat, user in t.seats:
             (mu0, sigma0), (mu1, sigma1) = moved[user]
-            changes.append(RatingChange(
-                game_id=game.pk, user_id=user, players=game.players, seat=seat, rank=t.rank,
-                mu_before=mu0, sigma_before=sigma0, mu_after=mu1, sigma_after=sigma1,
-                created_at=now))
+            changes.append(
+                RatingChange(
+                    game_id=game.pk,
+                    user_id=user,
+                    players=game.players,
+                    seat=seat,
+                    rank=t.rank,
+                    mu_before=mu0,
+                    sigma_before=sigma0,
+                    mu_after=mu1,
+                    sigma_after=sigma1,
+                    created_at=now,
+                )
+            )
             row = rows[user]
             row.mu, row.sigma, row.games, row.updated_at = mu1, sigma1, row.games + 1, now
     RatingChange.objects.bulk_create(changes)
@@ -234,8 +270,12 @@ def _finished_rated() -> QuerySet[Game]:
 
 def rated_games() -> QuerySet[Game]:
     """Every finished rated game, in finish order (finished_at, then id)."""
-    return (_finished_rated().select_related("snapshot").prefetch_related("seats")
-            .order_by("finished_at", "pk"))
+    return (
+        _finished_rated()
+        .select_related("snapshot")
+        .prefetch_related("seats")
+        .order_by("finished_at", "pk")
+    )
 
 
 def computed() -> tuple[dict[tuple[int, int], RatingTuple], list[ChangeTuple], dict[int, str]]:
@@ -265,33 +305,52 @@ def computed() -> tuple[dict[tuple[int, int], RatingTuple], list[ChangeTuple], d
         end = _finished_at(game)
         ends.setdefault((frozenset(_person(s) for s in seats), game.players), []).append(end)
         teams = teams_of(game, seats, over)
-        current = {u: ratings[(u, game.players)][:2]
-                   for t in teams for _, u in t.seats if (u, game.players) in ratings}
+        current = {
+            u: ratings[(u, game.players)][:2]
+            for t in teams
+            for _, u in t.seats
+            if (u, game.players) in ratings
+        }
         moved = rate_game(teams, current)
         for t in teams:
             for seat, user in t.seats:
                 (mu0, sigma0), (mu1, sigma1) = moved[user]
                 games = ratings.get((user, game.players), (0, 0, 0))[2] + 1
                 ratings[(user, game.players)] = (mu1, sigma1, games, end)
-                changes.append((game.pk, user, game.players, seat, t.rank,
-                                mu0, sigma0, mu1, sigma1, end))
+                changes.append(
+                    (game.pk, user, game.players, seat, t.rank, mu0, sigma0, mu1, sigma1, end)
+                )
     return ratings, changes, notes
 
 
-def _stored() -> tuple[dict[tuple[int, int], tuple[float, float, int]],
-                       list[tuple[int, int, int, int, int, float, float, float, float]],
-                       dict[int, str]]:
-    ratings = {(r.user_id, r.players): (r.mu, r.sigma, r.games)
-               for r in Rating.objects.all()}
-    changes = sorted(RatingChange.objects.values_list(
-        "game_id", "user_id", "players", "seat", "rank",
-        "mu_before", "sigma_before", "mu_after", "sigma_after"))
+def _stored() -> tuple[
+    dict[tuple[int, int], tuple[float, float, int]],
+    list[tuple[int, int, int, int, int, float, float, float, float]],
+    dict[int, str],
+]:
+    ratings = {(r.user_id, r.players): (r.mu, r.sigma, r.games) for r in Rating.objects.all()}
+    changes = sorted(
+        RatingChange.objects.values_list(
+            "game_id",
+            "user_id",
+            "players",
+            "seat",
+            "rank",
+            "mu_before",
+            "sigma_before",
+            "mu_after",
+            "sigma_after",
+        )
+    )
     notes = dict(_finished_rated().exclude(rating_note="").values_list("pk", "rating_note"))
     return ratings, changes, notes
 
 
-def differences(ratings: Mapping[tuple[int, int], RatingTuple], changes: Sequence[ChangeTuple],
-                notes: Mapping[int, str] | None = None) -> list[str]:
+def differences(
+    ratings: Mapping[tuple[int, int], RatingTuple],
+    changes: Sequence[ChangeTuple],
+    notes: Mapping[int, str] | None = None,
+) -> list[str]:
     """What differs between the stored rows and the computed ones: a list of words (empty
     when every number is the same). Floats are compared exactly: the same library calls on
     the same inputs give the same bits."""
@@ -301,20 +360,26 @@ def differences(ratings: Mapping[tuple[int, int], RatingTuple], changes: Sequenc
     found = []
     for key in sorted(set(stored_ratings) | set(wanted_ratings)):
         if stored_ratings.get(key) != wanted_ratings.get(key):
-            found.append(f"rating of user {key[0]} at {key[1]} players: stored "
-                         f"{stored_ratings.get(key)}, computed {wanted_ratings.get(key)}")
+            found.append(
+                f"rating of user {key[0]} at {key[1]} players: stored "
+                f"{stored_ratings.get(key)}, computed {wanted_ratings.get(key)}"
+            )
     if stored_changes != wanted_changes:
         stored_keys = {c[:2]: c for c in stored_changes}
         wanted_keys = {c[:2]: c for c in wanted_changes}
         for key in sorted(set(stored_keys) | set(wanted_keys)):
             if stored_keys.get(key) != wanted_keys.get(key):
-                found.append(f"change of user {key[1]} in table {key[0]}: stored "
-                             f"{stored_keys.get(key)}, computed {wanted_keys.get(key)}")
+                found.append(
+                    f"change of user {key[1]} in table {key[0]}: stored "
+                    f"{stored_keys.get(key)}, computed {wanted_keys.get(key)}"
+                )
     if notes is not None:
         for game_id in sorted(set(stored_notes) | set(notes)):
             if stored_notes.get(game_id) != notes.get(game_id):
-                found.append(f"why table {game_id} moved no rating: stored "
-                             f"{stored_notes.get(game_id)!r}, computed {notes.get(game_id)!r}")
+                found.append(
+                    f"why table {game_id} moved no rating: stored "
+                    f"{stored_notes.get(game_id)!r}, computed {notes.get(game_id)!r}"
+                )
     return found
 
 
@@ -330,14 +395,31 @@ def rebuild(write: bool = True) -> list[str]:
             _finished_rated().exclude(rating_note="").update(rating_note="")
             for reason in set(notes.values()):
                 Game.objects.filter(pk__in=[g for g, r in notes.items() if r == reason]).update(
-                    rating_note=reason)
+                    rating_note=reason
+                )
             RatingChange.objects.all().delete()
             Rating.objects.all().delete()
-            Rating.objects.bulk_create([
-                Rating(user_id=u, players=p, mu=mu, sigma=sigma, games=g, updated_at=at)
-                for (u, p), (mu, sigma, g, at) in ratings.items()])
-            RatingChange.objects.bulk_create([
-                RatingChange(game_id=g, user_id=u, players=p, seat=s, rank=r, mu_before=m0,
-                             sigma_before=s0, mu_after=m1, sigma_after=s1, created_at=at)
-                for g, u, p, s, r, m0, s0, m1, s1, at in changes])
+            Rating.objects.bulk_create(
+                [
+                    Rating(user_id=u, players=p, mu=mu, sigma=sigma, games=g, updated_at=at)
+                    for (u, p), (mu, sigma, g, at) in ratings.items()
+                ]
+            )
+            RatingChange.objects.bulk_create(
+                [
+                    RatingChange(
+                        game_id=g,
+                        user_id=u,
+                        players=p,
+                        seat=s,
+                        rank=r,
+                        mu_before=m0,
+                        sigma_before=s0,
+                        mu_after=m1,
+                        sigma_after=s1,
+                        created_at=at,
+                    )
+                    for g, u, p, s, r, m0, s0, m1, s1, at in changes
+                ]
+            )
     return found

@@ -24,8 +24,19 @@ from games import effects
 from games.actions import access, ratings
 from games.models import Game, Seat
 
-OPTIONS = ("players", "pace", "move_seconds", "turn_hours", "missed_deadline", "stacking",
-           "final_card_penalty", "target_score", "spectators", "private", "rated")
+OPTIONS = (
+    "players",
+    "pace",
+    "move_seconds",
+    "turn_hours",
+    "missed_deadline",
+    "stacking",
+    "final_card_penalty",
+    "target_score",
+    "spectators",
+    "private",
+    "rated",
+)
 
 # How long a seat waits for its person (docs/table.md): a real-time game's players are at
 # the table now, or not coming; a turn-by-turn game's come back within one turn's time.
@@ -73,28 +84,40 @@ def play_again(game_id: int, user: AbstractBaseUser) -> Game:
             raise RematchRefused(ratings.NEEDS_CONFIRMED_EMAIL)
         now = timezone.now()
         if new is None:
-            new = Game.objects.create(host=user, rematch_of=old,
-                                      **{name: getattr(old, name) for name in OPTIONS})
+            new = Game.objects.create(
+                host=user, rematch_of=old, **{name: getattr(old, name) for name in OPTIONS}
+            )
             until = now + hold_time(old)
-            Seat.objects.bulk_create([
-                Seat(game=new, number=s.number, user=user if s.number == mine else None,
-                     bot_level=s.bot_level if s.is_bot else "",
-                     held_for_id=s.user_id if s.user_id and s.number != mine else None,
-                     held_until=until if s.user_id and s.number != mine else None)
-                for s in seats])
+            Seat.objects.bulk_create(
+                [
+                    Seat(
+                        game=new,
+                        number=s.number,
+                        user=user if s.number == mine else None,
+                        bot_level=s.bot_level if s.is_bot else "",
+                        held_for_id=s.user_id if s.user_id and s.number != mine else None,
+                        held_until=until if s.user_id and s.number != mine else None,
+                    )
+                    for s in seats
+                ]
+            )
             access.seats_changed(new.pk, [mine])
             _push_finished(old)
             return new
         taken = list(new.seats.all())
         if any(s.user_id == user.pk for s in taken):
             return new
-        seat = (next((s for s in taken if s.is_empty and s.held_for_id == user.pk), None)
-                or next((s for s in taken if s.number == mine and s.is_free(now)), None)
-                or next((s for s in taken if s.is_free(now)), None))
+        seat = (
+            next((s for s in taken if s.is_empty and s.held_for_id == user.pk), None)
+            or next((s for s in taken if s.number == mine and s.is_free(now)), None)
+            or next((s for s in taken if s.is_free(now)), None)
+        )
         if seat is None:
             if any(s.waits_for(now) for s in taken):
-                raise RematchRefused("The new table's free seats are held for the last "
-                                     "game's other players.", status=409)
+                raise RematchRefused(
+                    "The new table's free seats are held for the last game's other players.",
+                    status=409,
+                )
             raise RematchRefused("The new table is full.", status=409)
         seat.user, seat.held_for, seat.held_until = user, None, None
         seat.save(update_fields=["user", "held_for", "held_until"])

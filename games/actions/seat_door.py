@@ -46,8 +46,10 @@ NOT_A_MOVE: Final[dict[Kind, str]] = {
     PROGRAM: "That is not a move: see the action shapes in docs/bot-api.md.",
     "spectator": "That is not a move.",
 }
-BAD_KEY: Final = (f"Every move needs its key, 1 to {moves.MAX_KEY} printable characters: "
-                  "reload the page, or send the move again with one.")
+BAD_KEY: Final = (
+    f"Every move needs its key, 1 to {moves.MAX_KEY} printable characters: "
+    "reload the page, or send the move again with one."
+)
 SPECTATOR: Final = "Spectators cannot play."
 OTHER_SEAT: Final = "You can only make moves for your own seat."
 
@@ -111,8 +113,14 @@ def error_frame(message: str, key: object) -> ErrorFrame:
     return {"type": "error", "message": message, "key": moves.clean_key(key)}
 
 
-def parse_move(reader: Reader, action: object, key: object, *, key_needed: bool = True,
-               expected_seq: int | None = None) -> Move:
+def parse_move(
+    reader: Reader,
+    action: object,
+    key: object,
+    *,
+    key_needed: bool = True,
+    expected_seq: int | None = None,
+) -> Move:
     """The move `reader` sent, if it is one; IllegalDecision (400) with the reason if not.
     A spectator's move is refused (403) before its shape is looked at."""
     if not reader.may_act:
@@ -133,13 +141,24 @@ def submit(reader: Reader, move: Move) -> decisions.DecisionResult:
     assert reader.seat is not None  # parse_move refused a spectator's move
     key = None if move.key is None else f"{_KEY_PREFIX[reader.kind]}{reader.user_id}-{move.key}"
     return decisions.apply_decision(
-        reader.game.pk, reader.seat, move.action, GameEvent.Actor.PERSON, user=reader.user,
-        idempotency_key=key, expected_seq=move.expected_seq,
+        reader.game.pk,
+        reader.seat,
+        move.action,
+        GameEvent.Actor.PERSON,
+        user=reader.user,
+        idempotency_key=key,
+        expected_seq=move.expected_seq,
     )
 
 
-def decide(reader: Reader, action: object, key: object, *, key_needed: bool = True,
-           expected_seq: int | None = None) -> decisions.DecisionResult:
+def decide(
+    reader: Reader,
+    action: object,
+    key: object,
+    *,
+    key_needed: bool = True,
+    expected_seq: int | None = None,
+) -> decisions.DecisionResult:
     """Parse and submit: the whole way of one decision through the door. Raises
     DecisionRefused (answer it with `refusal`)."""
     move = parse_move(reader, action, key, key_needed=key_needed, expected_seq=expected_seq)

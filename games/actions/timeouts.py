@@ -88,8 +88,9 @@ def _rearm(game: Game, now: datetime) -> None:
 
 def _dues(game: Game) -> list[tuple[datetime, int]]:
     """(due, seat) of every running clock of `game`, earliest first."""
-    return sorted((due, seat) for seat, _ in seats.clocks(game)
-                  if (due := seats.due(game, seat)) is not None)
+    return sorted(
+        (due, seat) for seat, _ in seats.clocks(game) if (due := seats.due(game, seat)) is not None
+    )
 
 
 def handle(game: Game, now: datetime) -> None:
@@ -197,8 +198,9 @@ def _adopt(game: Game, fresh: Game) -> None:
         game._state.fields_cache = dict(fresh._state.fields_cache)
 
 
-def _decide(game: Game, state: GameState, changes: seats.SeatChanges, *, seat: int,
-            now: datetime) -> Action | None:
+def _decide(
+    game: Game, state: GameState, changes: seats.SeatChanges, *, seat: int, now: datetime
+) -> Action | None:
     """The decision for a seat whose clock ran out, on the state the door loaded (`game`:
     the row under its lock; `changes`: its seats, written with the event). Logged once it
     commits (inside the caller's savepoint: a time-out found already recorded says
@@ -215,8 +217,9 @@ class _NothingToDecide(Exception):
     pass
 
 
-def _decision(game: Game, state: GameState, changes: seats.SeatChanges, seat: int,
-              now: datetime) -> Action | None:
+def _decision(
+    game: Game, state: GameState, changes: seats.SeatChanges, seat: int, now: datetime
+) -> Action | None:
     if game.pace == Game.Pace.REALTIME:
         action = state.auto_action(seat)
         count = changes.count_timeout(seat)

@@ -43,16 +43,22 @@ def refusal(api, request, status, detail, **extra):
 def install_error_handlers(api):
     @api.exception_handler(AuthenticationError)
     def unauthorised(request, exc):
-        response = refusal(api, request, 401, "A valid bot token is needed: send "
-                                              "'Authorization: Bearer <token>'.")
+        response = refusal(
+            api, request, 401, "A valid bot token is needed: send 'Authorization: Bearer <token>'."
+        )
         response["WWW-Authenticate"] = "Bearer"
         return response
 
     @api.exception_handler(RateLimited)
     def rate_limited(request, exc):
-        response = refusal(api, request, 429, f"Too many requests for this bot account (all "
-                                              f"its tokens and streams count together): try "
-                                              f"again in {exc.wait} seconds.")
+        response = refusal(
+            api,
+            request,
+            429,
+            f"Too many requests for this bot account (all "
+            f"its tokens and streams count together): try "
+            f"again in {exc.wait} seconds.",
+        )
         response["Retry-After"] = str(exc.wait)
         return response
 
@@ -63,10 +69,11 @@ def install_error_handlers(api):
         where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "path"))
         message = first.get("msg", "invalid input")
         detail = f"{where}: {message}" if where else message
-        errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))}
-                  for e in exc.errors]
-        return refusal(api, request, 400, f"That request is not valid: {detail}.",
-                       errors=errors)
+        errors = [
+            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))}
+            for e in exc.errors
+        ]
+        return refusal(api, request, 400, f"That request is not valid: {detail}.", errors=errors)
 
     @api.exception_handler(HttpError)
     def http_error(request, exc):

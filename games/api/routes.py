@@ -27,6 +27,7 @@ MAX_ID = 2**31 - 1
 GameId = Path(..., ge=1, le=MAX_ID, description="The game's (table's) id.")
 NO_SEAT = "You hold no seat at such a game."
 
+
 class Error(Schema):
     detail: str
 
@@ -64,7 +65,9 @@ class OpenTable(Schema):
 
 
 class JoinIn(Schema):
-    seat: int | None = Field(None, ge=0, le=15, description="A seat number; none: the first free seat.")
+    seat: int | None = Field(
+        None, ge=0, le=15, description="A seat number; none: the first free seat."
+    )
 
 
 class GameOut(Schema):
@@ -73,25 +76,39 @@ class GameOut(Schema):
     seq: int
     status: str
     view: dict[str, Any] | None = Field(
-        None, description="Exactly the engine's view(seat) (None before the deal).")
+        None, description="Exactly the engine's view(seat) (None before the deal)."
+    )
     legal: list[dict[str, Any]] = Field(
         description="The seat's legal actions now (never `concede`, always allowed while "
-                    "playing; a `give` is asked by view.must_give instead).")
+        "playing; a `give` is asked by view.must_give instead)."
+    )
     deadline_at: datetime | None = None
-    your_turn: bool = Field(description="The seat has a decision to make now: a legal "
-                                        "action, or the cards view.must_give asks for.")
-    site_bot: bool = Field(description="Three time-outs handed the seat to a site bot for "
-                                       "the rest of the game: decisions are refused.")
+    your_turn: bool = Field(
+        description="The seat has a decision to make now: a legal "
+        "action, or the cards view.must_give asks for."
+    )
+    site_bot: bool = Field(
+        description="Three time-outs handed the seat to a site bot for "
+        "the rest of the game: decisions are refused."
+    )
 
 
 class DecisionIn(Schema):
-    action: dict[str, Any] = Field(description='An engine action, e.g. {"type": "play", "card": "B7"}.')
-    key: str = Field(min_length=1, max_length=moves.MAX_KEY,
-                     description="Idempotency key: sending the same key again answers the "
-                                 "first result and moves nothing.")
-    seq: int | None = Field(None, ge=0, le=MAX_ID,
-                            description="Optional: refuse (409) if the game's last event "
-                                        "is not this one.")
+    action: dict[str, Any] = Field(
+        description='An engine action, e.g. {"type": "play", "card": "B7"}.'
+    )
+    key: str = Field(
+        min_length=1,
+        max_length=moves.MAX_KEY,
+        description="Idempotency key: sending the same key again answers the "
+        "first result and moves nothing.",
+    )
+    seq: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_ID,
+        description="Optional: refuse (409) if the game's last event is not this one.",
+    )
 
 
 class DecisionOut(Schema):
@@ -119,8 +136,10 @@ def invitations(request):
     return lobby.bot_invitations(request.auth)
 
 
-@router.post("/invitations/{invitation_id}/accept",
-             response={200: SeatOut, **REFUSALS, 403: Error, 404: Error, 409: Error})
+@router.post(
+    "/invitations/{invitation_id}/accept",
+    response={200: SeatOut, **REFUSALS, 403: Error, 404: Error, 409: Error},
+)
 def accept(request, invitation_id: int = Path(..., ge=1, le=MAX_ID)):
     try:
         seat = lobby.accept_invitation(invitation_id, request.auth)
@@ -132,12 +151,16 @@ def accept(request, invitation_id: int = Path(..., ge=1, le=MAX_ID)):
 @router.get("/tables", response={200: list[OpenTable], **REFUSALS})
 def tables(request):
     """Open public tables whose host allows bot accounts and that have a free seat."""
-    return [{"game": g.pk, "players": g.players, "pace": g.pace,
-             "free_seats": g.free_seat_count()} for g in lobby.open_tables_for_bots()]
+    return [
+        {"game": g.pk, "players": g.players, "pace": g.pace, "free_seats": g.free_seat_count()}
+        for g in lobby.open_tables_for_bots()
+    ]
 
 
-@router.post("/tables/{game_id}/join",
-             response={200: SeatOut, **REFUSALS, 403: Error, 404: Error, 409: Error})
+@router.post(
+    "/tables/{game_id}/join",
+    response={200: SeatOut, **REFUSALS, 403: Error, 404: Error, 409: Error},
+)
 def join(request, game_id: int = GameId, body: JoinIn | None = None):
     try:
         seat = lobby.join_table(game_id, request.auth, body.seat if body else None)
@@ -148,19 +171,35 @@ def join(request, game_id: int = GameId, body: JoinIn | None = None):
 
 def _seat_out(seat):
     game = Game.objects.get(pk=seat.game_id)
-    return {"game": game.pk, "seat": seat.number, "status": game.status,
-            "your_turn": seat_state.waited_on(game, seat.number), "last_seq": game.last_seq}
+    return {
+        "game": game.pk,
+        "seat": seat.number,
+        "status": game.status,
+        "your_turn": seat_state.waited_on(game, seat.number),
+        "last_seq": game.last_seq,
+    }
 
 
 @router.get("/seats", response={200: list[SeatOut], **REFUSALS})
 def seats(request):
     """This bot's seats at open and running tables, newest table first."""
-    rows = (Seat.objects.filter(user=request.auth,
-                                game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
-            .select_related("game").order_by("-game_id"))
-    return [{"game": s.game_id, "seat": s.number, "status": s.game.status,
-             "your_turn": seat_state.waited_on(s.game, s.number), "last_seq": s.game.last_seq}
-            for s in rows]
+    rows = (
+        Seat.objects.filter(
+            user=request.auth, game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE]
+        )
+        .select_related("game")
+        .order_by("-game_id")
+    )
+    return [
+        {
+            "game": s.game_id,
+            "seat": s.number,
+            "status": s.game.status,
+            "your_turn": seat_state.waited_on(s.game, s.number),
+            "last_seq": s.game.last_seq,
+        }
+        for s in rows
+    ]
 
 
 def _reader(user, game_id, with_snapshot=False):
@@ -184,9 +223,10 @@ def game(request, game_id: int = GameId):
         return bot_view.seat_state(reader.game, reader.seat)
 
 
-@router.post("/games/{game_id}/decisions",
-             response={200: DecisionOut, **REFUSALS, 403: Error, 404: Error, 409: Error,
-                       503: Error})
+@router.post(
+    "/games/{game_id}/decisions",
+    response={200: DecisionOut, **REFUSALS, 403: Error, 404: Error, 409: Error, 503: Error},
+)
 def decide(request, body: DecisionIn, game_id: int = GameId):
     """One decision of this bot's seat, through the seat door (games.actions.seat_door), as
     a click's (so the same clocks)."""

@@ -37,8 +37,9 @@ TEAM_CHOICES = ("setup", "swap", "give")
 SITE_BUDGETS = {
     4: SITE_BUDGET,
     6: Budget(actions=10_000, z=1.0, horizon=30),
-    8: Budget(actions=10_000, z=1.0, weights="late_wild", own_rollouts="normal",
-              searched=TEAM_CHOICES),
+    8: Budget(
+        actions=10_000, z=1.0, weights="late_wild", own_rollouts="normal", searched=TEAM_CHOICES
+    ),
 }
 
 
@@ -47,8 +48,7 @@ def site_budget(players):
     return SITE_BUDGETS.get(players, SITE_BUDGET)
 
 
-def decide(level, view, legal_actions, history, rng, *, budget=None, inference=None,
-           weights=None):
+def decide(level, view, legal_actions, history, rng, *, budget=None, inference=None, weights=None):
     """The action `level` takes for the seat whose view this is.
 
     view: `game.view(seat)`; legal_actions: `game.legal_actions(seat)` ([] with
@@ -87,8 +87,9 @@ def oracle_decide(game, seat, rng, *, budget=None, history=None, reveal="all"):
     legal = game.legal_actions(seat)
     memory = SeatMemory.build(view, history or [])
     if searchable(view, legal):
-        return oracle_decide_search(game, seat, rng, budget or site_budget(view["players"]),
-                                    memory, reveal, history or [])
+        return oracle_decide_search(
+            game, seat, rng, budget or site_budget(view["players"]), memory, reveal, history or []
+        )
     return normal_action(view, legal, rng, memory)
 
 
@@ -97,5 +98,14 @@ def choose_action(level, view, legal_actions, history, seed):
     return decide(level, view, legal_actions, history, random.Random(seed))
 
 
-__all__ = ["LEVELS", "SITE_BUDGET", "SITE_BUDGETS", "Budget", "SeatMemory", "choose_action",
-           "decide", "oracle_decide", "site_budget"]
+__all__ = [
+    "LEVELS",
+    "SITE_BUDGET",
+    "SITE_BUDGETS",
+    "Budget",
+    "SeatMemory",
+    "choose_action",
+    "decide",
+    "oracle_decide",
+    "site_budget",
+]

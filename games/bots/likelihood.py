@@ -68,8 +68,18 @@ class _Public:
     (voids, Wild colours), the seat that just drew on its turn and a Wild Team Play awaiting
     its answer (seat, colour)."""
 
-    __slots__ = ("n", "top", "color", "sizes", "direction", "departed", "voids", "chose",
-                 "drew", "wtp")
+    __slots__ = (
+        "n",
+        "top",
+        "color",
+        "sizes",
+        "direction",
+        "departed",
+        "voids",
+        "chose",
+        "drew",
+        "wtp",
+    )
 
     def __init__(self, n):
         self.n = n
@@ -84,10 +94,20 @@ class _Public:
 
     def ctx(self, s):
         """Normal's view of the table before seat s plays, copied so later events leave it."""
-        return Ctx(s, self.n, None, list(self.sizes), list(self.departed), self.direction,
-                   self.top, self.color, 0, EMPTY_PREF,
-                   {k: set(v) for k, v in self.voids.items()},
-                   {k: list(v) for k, v in self.chose.items()})
+        return Ctx(
+            s,
+            self.n,
+            None,
+            list(self.sizes),
+            list(self.departed),
+            self.direction,
+            self.top,
+            self.color,
+            0,
+            EMPTY_PREF,
+            {k: set(v) for k, v in self.voids.items()},
+            {k: list(v) for k, v in self.chose.items()},
+        )
 
 
 class Trails:

@@ -86,8 +86,18 @@ class _Stream:
 
 
 class SeatMemory:
-    __slots__ = ("seat", "partner", "n", "half", "partner_known", "voids", "chose",
-                 "partner_pref", "lean", "infer")
+    __slots__ = (
+        "seat",
+        "partner",
+        "n",
+        "half",
+        "partner_known",
+        "voids",
+        "chose",
+        "partner_pref",
+        "lean",
+        "infer",
+    )
 
     def __init__(self, seat, n, infer=INFERENCES):
         self.seat = seat
@@ -160,8 +170,7 @@ class SeatMemory:
             if c == "WTD4" and sizes is not None:
                 # Normal also throws it at a team about to win: no sign of need then.
                 team = s % self.half
-                if any(sizes[t] + sizes[t + self.half] <= 3
-                       for t in range(self.half) if t != team):
+                if any(sizes[t] + sizes[t + self.half] <= 3 for t in range(self.half) if t != team):
                     return
             if c == "WTP" and (sizes is None or sizes[(s + self.half) % self.n] <= 1):
                 return  # Normal plays it to let a partner with one card go out

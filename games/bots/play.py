@@ -18,6 +18,9 @@ def move_for_seat(state, seat, level, *, history, seed):
     if not legal and not view.get("must_give"):
         return None
     return bots.choose_action(
-        level=level, view=view, legal_actions=legal,
-        history=engine.events_for(history(), seat), seed=seed,
+        level=level,
+        view=view,
+        legal_actions=legal,
+        history=engine.events_for(history(), seat),
+        seed=seed,
     )

@@ -65,11 +65,39 @@ WEIGHTS = {"normal": NORMAL, "shedding": SHEDDING, "late_wild": LATE_WILD}
 class Ctx:
     """What Normal looks at for one decision of one seat."""
 
-    __slots__ = ("seat", "n", "half", "hand", "sizes", "departed", "direction", "top",
-                 "color", "penalty", "pref", "voids", "chose", "weights")
+    __slots__ = (
+        "seat",
+        "n",
+        "half",
+        "hand",
+        "sizes",
+        "departed",
+        "direction",
+        "top",
+        "color",
+        "penalty",
+        "pref",
+        "voids",
+        "chose",
+        "weights",
+    )
 
-    def __init__(self, seat, n, hand, sizes, departed, direction, top, color, penalty,
-                 pref=EMPTY_PREF, voids=NO_VOIDS, chose=NO_VOIDS, weights=NORMAL):
+    def __init__(
+        self,
+        seat,
+        n,
+        hand,
+        sizes,
+        departed,
+        direction,
+        top,
+        color,
+        penalty,
+        pref=EMPTY_PREF,
+        voids=NO_VOIDS,
+        chose=NO_VOIDS,
+        weights=NORMAL,
+    ):
         self.seat = seat
         self.n = n
         self.half = n // 2
@@ -87,22 +115,41 @@ class Ctx:
 
     @classmethod
     def from_view(cls, view, memory=None, weights=NORMAL):
-        return cls(view["seat"], view["players"], view["hand"], view["hand_sizes"],
-                   view["departed"], view["direction"], view["discard"][-1], view["color"],
-                   view["penalty"],
-                   memory.partner_pref if memory else EMPTY_PREF,
-                   memory.voids if memory else NO_VOIDS,
-                   memory.chose if memory else NO_VOIDS, weights)
+        return cls(
+            view["seat"],
+            view["players"],
+            view["hand"],
+            view["hand_sizes"],
+            view["departed"],
+            view["direction"],
+            view["discard"][-1],
+            view["color"],
+            view["penalty"],
+            memory.partner_pref if memory else EMPTY_PREF,
+            memory.voids if memory else NO_VOIDS,
+            memory.chose if memory else NO_VOIDS,
+            weights,
+        )
 
     @classmethod
     def from_game(cls, g, seat, public=None, weights=NORMAL):
         """`public`: a search.PublicMemory, what every player has seen (None: nothing)."""
         half = g.half
-        return cls(seat, g.n, g.hands[seat], [len(h) for h in g.hands],
-                   [g.departed[s % half] for s in range(g.n)], g.direction, g.discard[-1],
-                   g.color, g.penalty, EMPTY_PREF,
-                   NO_VOIDS if public is None else public.voids,
-                   NO_VOIDS if public is None else public.chose, weights)
+        return cls(
+            seat,
+            g.n,
+            g.hands[seat],
+            [len(h) for h in g.hands],
+            [g.departed[s % half] for s in range(g.n)],
+            g.direction,
+            g.discard[-1],
+            g.color,
+            g.penalty,
+            EMPTY_PREF,
+            NO_VOIDS if public is None else public.voids,
+            NO_VOIDS if public is None else public.chose,
+            weights,
+        )
 
     # table geometry, from public facts only
     def adjacent(self, s, d=None):
@@ -160,6 +207,7 @@ def most_held(hand, without=None):
 
 # ---------------------------------------------------------------- random
 
+
 def random_action(view, legal, rng):
     """Uniform over the legal actions (each Wild colour its own entry); a give is a
     uniformly random subset of the required size."""
@@ -169,6 +217,7 @@ def random_action(view, legal, rng):
 
 
 # ---------------------------------------------------------------- easy
+
 
 def easy_action(view, legal, rng):
     """A beginner: plays a matching coloured card when it has one (mostly), a random card to
@@ -193,18 +242,29 @@ def easy_action(view, legal, rng):
 
 # ---------------------------------------------------------------- normal
 
+
 def card_scores(ctx, cards):
     """Normal's score for playing each card (higher is better) on an ordinary turn."""
     seat = ctx.seat
     sizes = ctx.sizes
-    opp_low = min((sizes[s] for s in range(ctx.n)
-                   if s % ctx.half != seat % ctx.half and sizes[s]), default=99)
+    opp_low = min(
+        (sizes[s] for s in range(ctx.n) if s % ctx.half != seat % ctx.half and sizes[s]), default=99
+    )
     last = len(ctx.hand) == 1
     w = ctx.weights
     per_point = w.points_near if opp_low <= w.near else w.points
-    late = w.wild_late is not None and min(
-        (ctx.team_cards(t) for t in range(ctx.half)
-         if t != seat % ctx.half and not ctx.departed[t]), default=99) <= w.wild_late
+    late = (
+        w.wild_late is not None
+        and min(
+            (
+                ctx.team_cards(t)
+                for t in range(ctx.half)
+                if t != seat % ctx.half and not ctx.departed[t]
+            ),
+            default=99,
+        )
+        <= w.wild_late
+    )
     scores = {}
     for c in cards:
         if last:
@@ -358,8 +418,7 @@ def normal_give(ctx, k):
         if c not in IS_WILD:
             groups.setdefault(COLOR[c], []).append(c)
     # Keep the colour in play (we may play next); give the partner whole groups that fit.
-    order = sorted(groups, key=lambda col: (col == ctx.color, -len(groups[col]),
-                                            COLORS.index(col)))
+    order = sorted(groups, key=lambda col: (col == ctx.color, -len(groups[col]), COLORS.index(col)))
     rest = []
     for col in order:
         g = groups[col]

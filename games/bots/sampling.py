@@ -94,8 +94,7 @@ def _known_hands(view, memory):
     n, me, partner = view["players"], view["seat"], memory.partner
     hands = [[] for _ in range(n)]
     hands[me] = list(view["hand"])
-    hands[partner] = (list(memory.partner_known.elements())
-                      if view["hand_sizes"][partner] else [])
+    hands[partner] = list(memory.partner_known.elements()) if view["hand_sizes"][partner] else []
     order = sorted((s for s in range(n) if s != me), key=lambda s: (-len(memory.voids[s]), s))
     return hands, order
 

@@ -81,14 +81,44 @@ class Budget:
     Normal's, see `rollout`) and `searched` (the kinds of decision searched, from
     `SEARCHED`; the others take the base move unsearched)."""
 
-    __slots__ = ("rollouts", "seconds", "actions", "horizon", "min_samples", "max_samples",
-                 "score", "z", "drop", "model", "pool", "wilds", "weights", "own_rollouts",
-                 "explore", "searched")
+    __slots__ = (
+        "rollouts",
+        "seconds",
+        "actions",
+        "horizon",
+        "min_samples",
+        "max_samples",
+        "score",
+        "z",
+        "drop",
+        "model",
+        "pool",
+        "wilds",
+        "weights",
+        "own_rollouts",
+        "explore",
+        "searched",
+    )
 
-    def __init__(self, rollouts=None, seconds=None, actions=None, horizon=HORIZON,
-                 min_samples=8, max_samples=300, score="share", z=None, drop=None,
-                 model="plain", pool=None, wilds=True, weights="normal", own_rollouts="base",
-                 explore=0.0, searched=None):
+    def __init__(
+        self,
+        rollouts=None,
+        seconds=None,
+        actions=None,
+        horizon=HORIZON,
+        min_samples=8,
+        max_samples=300,
+        score="share",
+        z=None,
+        drop=None,
+        model="plain",
+        pool=None,
+        wilds=True,
+        weights="normal",
+        own_rollouts="base",
+        explore=0.0,
+        searched=None,
+    ):
         if sum(x is not None for x in (rollouts, seconds, actions)) != 1:
             raise ValueError("give exactly one of rollouts, seconds or actions")
         self.rollouts = rollouts
@@ -142,8 +172,10 @@ class Budget:
         if self.rollouts is not None:
             return f"Budget(rollouts={self.rollouts}, {knobs})"
         if self.actions is not None:
-            return (f"Budget(actions={self.actions}, {knobs}, "
-                    f"samples {self.min_samples}..{self.max_samples})")
+            return (
+                f"Budget(actions={self.actions}, {knobs}, "
+                f"samples {self.min_samples}..{self.max_samples})"
+            )
         return f"Budget(seconds={self.seconds}, {knobs})"
 
     def more(self, runs, used, deadline):
@@ -186,8 +218,10 @@ def _card_weights(g):
     """Each team's weight by the cards its two hands hold, exp(-0.45 * cards); 0 for a team
     that left."""
     half = g.half
-    return [0.0 if g.departed[t] else math.exp(-0.45 * (len(g.hands[t]) + len(g.hands[t + half])))
-            for t in range(half)]
+    return [
+        0.0 if g.departed[t] else math.exp(-0.45 * (len(g.hands[t]) + len(g.hands[t + half])))
+        for t in range(half)
+    ]
 
 
 def pairing(ranking, team):
@@ -325,8 +359,15 @@ def _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory=Non
                 pm = PublicMemory(public, g.n)
                 color = g.color
                 pm.follow(g.act(me, cands[i]), color)
-            v, steps = rollout(g, team, budget.horizon, budget.score,
-                               None if public is None else pm, own, budget.explore)
+            v, steps = rollout(
+                g,
+                team,
+                budget.horizon,
+                budget.score,
+                None if public is None else pm,
+                own,
+                budget.explore,
+            )
             values[i] = v
             used += steps + 1
         for i in live:
@@ -393,6 +434,7 @@ def hard_decide(view, legal, history, rng, memory, budget):
     if len(cands) > 1 and budget.pool:
         make_world = _weighed_worlds(view, history, memory, rng, budget.pool)
     else:
+
         def make_world():
             sample = _playable_sample(view, history, memory, rng)
             return None if sample is None else _world(view, *sample, history)
@@ -412,8 +454,9 @@ def _playable_sample(view, history, memory, rng, known=None):
 
 
 def _world(view, hands, draw, history):
-    return lambda seed: GameState.from_view(view, hands=hands, draw_pile=draw, seed=seed,
-                                       history=history)
+    return lambda seed: GameState.from_view(
+        view, hands=hands, draw_pile=draw, seed=seed, history=history
+    )
 
 
 def _weighed_worlds(view, history, memory, rng, size):
@@ -435,6 +478,7 @@ def _weighed_worlds(view, history, memory, rng, size):
     def make_world():
         hands, draw = pool[resample(weights, rng)]
         return _world(view, hands, draw, history)
+
     return make_world
 
 
@@ -460,14 +504,17 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
             raise ValueError(f"reveal must be one of {REVEALS}")
         teams = view["teams"]
         others = [s for s in range(view["players"]) if s != seat]
-        seats = {"partner": [s for s in others if s % teams == seat % teams],
-                 "opponents": [s for s in others if s % teams != seat % teams],
-                 "hands": others}[reveal]
+        seats = {
+            "partner": [s for s in others if s % teams == seat % teams],
+            "opponents": [s for s in others if s % teams != seat % teams],
+            "hands": others,
+        }[reveal]
         known = {s: list(game.hands[s]) for s in seats}
 
         def make_world():
             sample = _playable_sample(view, history, memory, rng, known)
             return None if sample is None else _world(view, *sample, history)
+
         return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
 
     snap = game.to_dict()
@@ -481,6 +528,7 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
             g.draw = list(order)
             g.seed = seed
             return g
+
         return world
 
     return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)

@@ -37,9 +37,19 @@ MODERATOR_KIND = staff.MODERATOR_KIND
 DEFAULT_BOT = Seat.BotLevel.NORMAL
 # What a moderator may change of a table not yet dealt. The seat count and the host are
 # the lobby's (they decide which seats exist and who may start), the rest is the game's own.
-OPTIONS = ["pace", "move_seconds", "turn_hours", "missed_deadline", "stacking",
-           "final_card_penalty", "target_score", "spectators", "private", "rated",
-           "bot_accounts"]
+OPTIONS = [
+    "pace",
+    "move_seconds",
+    "turn_hours",
+    "missed_deadline",
+    "stacking",
+    "final_card_penalty",
+    "target_score",
+    "spectators",
+    "private",
+    "rated",
+    "bot_accounts",
+]
 
 
 class ModerationError(Exception):
@@ -66,8 +76,16 @@ def _lock(game_id):
 def _append(game, *, what, seat, moderator, reason, columns=None, now=None, **details):
     """Appends the moderator's event and the game's `columns` it changes; inside the
     game's lock."""
-    return staff.record(game, moderator, what=what, seat=seat, reason=reason,
-                        columns=columns or {}, now=now, **details)
+    return staff.record(
+        game,
+        moderator,
+        what=what,
+        seat=seat,
+        reason=reason,
+        columns=columns or {},
+        now=now,
+        **details,
+    )
 
 
 def abort_table(game_id, moderator, reason):
@@ -77,11 +95,23 @@ def abort_table(game_id, moderator, reason):
         game = _lock(game_id)
         _check(moderator, staff.TABLES, game_id=game.pk)
         if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
-            raise ModerationError(f"Table {game.pk} is already {game.get_status_display().lower()}.")
+            raise ModerationError(
+                f"Table {game.pk} is already {game.get_status_display().lower()}."
+            )
         now = timezone.now()
-        return _append(game, what="abort", seat=None, moderator=moderator, reason=reason,
-                       now=now, columns={"status": Game.Status.ABORTED, "finished_at": now,
-                                         **decisions.nothing_pending()})
+        return _append(
+            game,
+            what="abort",
+            seat=None,
+            moderator=moderator,
+            reason=reason,
+            now=now,
+            columns={
+                "status": Game.Status.ABORTED,
+                "finished_at": now,
+                **decisions.nothing_pending(),
+            },
+        )
 
 
 def change_options(game_id, moderator, changes, reason):
@@ -100,12 +130,21 @@ def change_options(game_id, moderator, changes, reason):
         if changes.get("rated") and not game.rated:
             # Rated is the host's choice, and the lobby checks each player who sits down
             # at a rated table (a confirmed address): a moderator may take it away, not give it.
-            raise ModerationError("A moderator may make a table casual, not rated: the host "
-                                  "chooses a rated table in the lobby.")
+            raise ModerationError(
+                "A moderator may make a table casual, not rated: the host "
+                "chooses a rated table in the lobby."
+            )
         if not changes:
             return None
-        return _append(game, what="options", seat=None, moderator=moderator, reason=reason,
-                       columns=dict(changes), options=dict(sorted(changes.items())))
+        return _append(
+            game,
+            what="options",
+            seat=None,
+            moderator=moderator,
+            reason=reason,
+            columns=dict(changes),
+            options=dict(sorted(changes.items())),
+        )
 
 
 def _bot_columns(game, number, now):
@@ -144,8 +183,17 @@ def _replace(game, number, moderator, reason, level, *, what):
     now = timezone.now()
     running = game.status == Game.Status.ACTIVE
     columns = _bot_columns(game, number, now) if running else {}
-    event = _append(game, what=what, seat=number, moderator=moderator, reason=reason,
-                    now=now, columns=columns, player=former.name, bot=level)
+    event = _append(
+        game,
+        what=what,
+        seat=number,
+        moderator=moderator,
+        reason=reason,
+        now=now,
+        columns=columns,
+        player=former.name,
+        bot=level,
+    )
     # The former player's open socket at this table is closed (it acted for the seat); its
     # bot's move, if the seat has one to make, is sent by staff.record.
     transaction.on_commit(partial(effects.access_changed, former.pk))
@@ -179,16 +227,24 @@ def _remove(game, user, moderator, reason):
     if game.host_id == user.pk:
         game.seats.update(user=None, bot_level="")
         columns["status"] = Game.Status.ABORTED
-    return _append(game, what="remove", seat=seat.number, moderator=moderator,
-                   reason=reason, columns=columns, player=user.name)
+    return _append(
+        game,
+        what="remove",
+        seat=seat.number,
+        moderator=moderator,
+        reason=reason,
+        columns=columns,
+        player=user.name,
+    )
 
 
 def _bench_running_seats(user, moderator, reason):
     """A restricted account's running seats go to bots; its open seats are emptied."""
     events = []
     game_ids = list(
-        Seat.objects.filter(user=user, game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
-        .values_list("game_id", flat=True)
+        Seat.objects.filter(
+            user=user, game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE]
+        ).values_list("game_id", flat=True)
     )
     for game_id in game_ids:
         try:
@@ -208,15 +264,25 @@ def resolve_report(report_id, moderator):
             raise ModerationError("There is no such report.")
         game = _lock(game_id)
         _check(moderator, staff.REPORTS, game_id=game.pk)
-        report = (Report.objects.select_for_update(of=("self",)).select_related("reported")
-                  .get(pk=report_id))
+        report = (
+            Report.objects.select_for_update(of=("self",))
+            .select_related("reported")
+            .get(pk=report_id)
+        )
         if report.resolved_at is not None:
             raise ModerationError(f"{report} is already resolved.")
         report.resolved_at, report.resolved_by = timezone.now(), moderator
         report.save(update_fields=["resolved_at", "resolved_by"])
-        staff.record(game, moderator, what="report", seat=None, public=False,
-                     reason=report.note.strip() or "resolved", report=report.pk,
-                     player=report.reported.name if report.reported else None)
+        staff.record(
+            game,
+            moderator,
+            what="report",
+            seat=None,
+            public=False,
+            reason=report.note.strip() or "resolved",
+            report=report.pk,
+            player=report.reported.name if report.reported else None,
+        )
         return report
 
 
@@ -232,7 +298,10 @@ def suspend(user, moderator, reason, until):
         User.objects.filter(pk=user.pk).update(suspended_until=until)
         user.suspended_until = until
         audit = AccountAudit.objects.create(
-            user=user, moderator=moderator, action=AccountAudit.Action.SUSPEND, reason=reason,
+            user=user,
+            moderator=moderator,
+            action=AccountAudit.Action.SUSPEND,
+            reason=reason,
             until=until,
         )
         _bench_running_seats(user, moderator, f"account suspended: {reason}")
@@ -251,7 +320,10 @@ def ban(user, moderator, reason):
         User.objects.filter(pk=user.pk).update(banned_at=now)
         user.banned_at = now
         audit = AccountAudit.objects.create(
-            user=user, moderator=moderator, action=AccountAudit.Action.BAN, reason=reason,
+            user=user,
+            moderator=moderator,
+            action=AccountAudit.Action.BAN,
+            reason=reason,
         )
         _bench_running_seats(user, moderator, f"account banned: {reason}")
         transaction.on_commit(partial(effects.access_changed, user.pk))
@@ -266,5 +338,8 @@ def lift(user, moderator, reason):
         User.objects.filter(pk=user.pk).update(banned_at=None, suspended_until=None)
         user.banned_at = user.suspended_until = None
         return AccountAudit.objects.create(
-            user=user, moderator=moderator, action=AccountAudit.Action.LIFT, reason=reason,
+            user=user,
+            moderator=moderator,
+            action=AccountAudit.Action.LIFT,
+            reason=reason,
         )

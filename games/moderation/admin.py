@@ -42,8 +42,10 @@ from games.presenters import replay
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-                             help_text="Recorded on the game's event log, with your name.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text="Recorded on the game's event log, with your name.",
+    )
 
 
 def run_with_reason(modeladmin, request, queryset, *, title, submit, do, form_class=ReasonForm):
@@ -89,14 +91,16 @@ def whole_log_shown(game):
 def staff_events(events):
     """A spectator's share of an event row, with the moderators' notes (staff-only, and
     never about a card)."""
-    return [e for e in events
-            if engine.visible_to(e, None) or e.get("visible_to") == replay.STAFF_ONLY]
+    return [
+        e for e in events if engine.visible_to(e, None) or e.get("visible_to") == replay.STAFF_ONLY
+    ]
 
 
 class RevealForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        help_text="Recorded with your name in the game's history in the admin.")
+        help_text="Recorded with your name in the game's history in the admin.",
+    )
 
 
 def record_reveal(request, game, reason):
@@ -104,16 +108,24 @@ def record_reveal(request, game, reason):
     Not a GameEvent: a look changes nothing at the table, so the players' log, their
     pushes and the replay's steps stay as they are."""
     return LogEntry.objects.log_actions(
-        user_id=request.user.pk, queryset=[game], action_flag=CHANGE,
-        change_message=REVEAL_MESSAGE + reason, single_object=True,
+        user_id=request.user.pk,
+        queryset=[game],
+        action_flag=CHANGE,
+        change_message=REVEAL_MESSAGE + reason,
+        single_object=True,
     )
 
 
 def reveals_of(game):
-    return (LogEntry.objects
-            .filter(content_type=ContentType.objects.get_for_model(Game), object_id=str(game.pk),
-                    change_message__startswith=REVEAL_MESSAGE)
-            .select_related("user").order_by("action_time"))
+    return (
+        LogEntry.objects.filter(
+            content_type=ContentType.objects.get_for_model(Game),
+            object_id=str(game.pk),
+            change_message__startswith=REVEAL_MESSAGE,
+        )
+        .select_related("user")
+        .order_by("action_time")
+    )
 
 
 def _live(game):
@@ -137,18 +149,23 @@ class SeatInline(admin.TabularInline):
 
 
 class SeatActionForm(forms.Form):
-    ACTIONS = [("bot", "Replace the player by a bot"), ("remove", "Remove the player from the table")]
+    ACTIONS = [
+        ("bot", "Replace the player by a bot"),
+        ("remove", "Remove the player from the table"),
+    ]
     what = forms.ChoiceField(choices=ACTIONS, label="Action")
     seat = forms.TypedChoiceField(coerce=int, label="Seat")
-    level = forms.ChoiceField(choices=Seat.BotLevel.choices, initial=Seat.BotLevel.NORMAL,
-                              label="Bot level")
+    level = forms.ChoiceField(
+        choices=Seat.BotLevel.choices, initial=Seat.BotLevel.NORMAL, label="Bot level"
+    )
     reason = ReasonForm.base_fields["reason"]
 
     def __init__(self, *args, game, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["seat"].choices = [
             (s.number, f"Seat {s.number}: {s.user}")
-            for s in game.seats.select_related("user") if s.user_id
+            for s in game.seats.select_related("user")
+            if s.user_id
         ]
 
 
@@ -162,8 +179,12 @@ class OptionsForm(forms.ModelForm):
         if self.instance.pk is not None:
             # Locked until the admin's transaction saves the change (moderation.change_options
             # in save_model): a table dealt meanwhile keeps the options it was dealt with.
-            status = (Game.objects.select_for_update().filter(pk=self.instance.pk)
-                      .values_list("status", flat=True).first())
+            status = (
+                Game.objects.select_for_update()
+                .filter(pk=self.instance.pk)
+                .values_list("status", flat=True)
+                .first()
+            )
             if status != Game.Status.OPEN:
                 raise ValidationError("This table has been dealt: its options are fixed now.")
         return data
@@ -171,11 +192,26 @@ class OptionsForm(forms.ModelForm):
 
 @admin.register(Game)
 class GameAdmin(CheckedSelection, admin.ModelAdmin):
-    list_display = ["pk", "status", "players_list", "players", "pace", "private", "last_seq",
-                    "open_reports", "created_at", "links"]
+    list_display = [
+        "pk",
+        "status",
+        "players_list",
+        "players",
+        "pace",
+        "private",
+        "last_seq",
+        "open_reports",
+        "created_at",
+        "links",
+    ]
     list_filter = ["status", "players", "pace", "private", "spectators"]
-    search_fields = ["=id", "host__username", "seats__user__username",
-                     "seats__user__display_name", "seats__user__email"]
+    search_fields = [
+        "=id",
+        "host__username",
+        "seats__user__username",
+        "seats__user__display_name",
+        "seats__user__email",
+    ]
     inlines = [SeatInline]
     # The seed is shown by `seed_shown`: the form field would show it at any time; the deal
     # secret never shows here (it is revealed with the seed once the game is over:
@@ -187,10 +223,30 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     # starts), and the rematch link is Play again's. The other options change only while the
     # table is open (moderation.OPTIONS), each change an event in its log; once it is dealt,
     # nothing on this page changes (has_change_permission).
-    readonly_fields = ["status", "seed_shown", "last_seq", "round", "turn", "waiting_on",
-                       "bot_seats", "deadline_at", "bot_due_at", "wake_at", "countdown_at",
-                       "clocks", "timeouts", "stand_ins", "presence", "invite_token",
-                       "started_at", "finished_at", "links", "host", "players", "rematch_of"]
+    readonly_fields = [
+        "status",
+        "seed_shown",
+        "last_seq",
+        "round",
+        "turn",
+        "waiting_on",
+        "bot_seats",
+        "deadline_at",
+        "bot_due_at",
+        "wake_at",
+        "countdown_at",
+        "clocks",
+        "timeouts",
+        "stand_ins",
+        "presence",
+        "invite_token",
+        "started_at",
+        "finished_at",
+        "links",
+        "host",
+        "players",
+        "rematch_of",
+    ]
     form = OptionsForm
     actions = ["abort_tables"]
     list_per_page = 50
@@ -221,8 +277,7 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         """Only through moderation.change_options: the changed options alone, under the
         game's lock (taken by the form's clean), with an event in the table's log."""
-        changes = {name: form.cleaned_data[name] for name in form.changed_data
-                   if name != "reason"}
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name != "reason"}
         moderation.change_options(obj.pk, request.user, changes, form.cleaned_data["reason"])
 
     def get_form(self, request, obj=None, change=False, **kwargs):
@@ -235,10 +290,14 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return (
-            super().get_queryset(request)
+            super()
+            .get_queryset(request)
             .prefetch_related("seats__user")
-            .annotate(open_report_count=Count("reports", filter=Q(reports__resolved_at__isnull=True),
-                                              distinct=True))
+            .annotate(
+                open_report_count=Count(
+                    "reports", filter=Q(reports__resolved_at__isnull=True), distinct=True
+                )
+            )
         )
 
     @admin.display(description="Seated")
@@ -254,9 +313,10 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         if game.pk is None or whole_log_shown(game):
             return game.seed
         return format_html(
-            'Hidden until the game is finished: it deals every round to come. '
+            "Hidden until the game is finished: it deals every round to come. "
             '<a href="{}">Event log</a> (its reveal shows the seed, and records why).',
-            reverse("admin:games_game_log", args=[game.pk]))
+            reverse("admin:games_game_log", args=[game.pk]),
+        )
 
     @admin.display(description="Moderation")
     def links(self, game):
@@ -265,8 +325,9 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         items = [(reverse("admin:games_game_log", args=[game.pk]), "Event log")]
         if _live(game):
             items.append((reverse("admin:games_game_moderate", args=[game.pk]), "Seats"))
-        items.append((reverse("admin:lobby_report_changelist") + f"?game__id__exact={game.pk}",
-                      "Reports"))
+        items.append(
+            (reverse("admin:lobby_report_changelist") + f"?game__id__exact={game.pk}", "Reports")
+        )
         if game.status != Game.Status.OPEN:
             items.append((reverse("history:replay", args=[game.pk]), "Replay"))
         return format_html_join(" · ", '<a href="{}">{}</a>', items)
@@ -295,8 +356,9 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         game = self._game_for(request, game_id)
         whole = whole_log_shown(game)
         may_reveal = not whole and not _seated(request, game.pk)
-        return self._render_log(request, game, whole=whole,
-                                form=RevealForm() if may_reveal else None)
+        return self._render_log(
+            request, game, whole=whole, form=RevealForm() if may_reveal else None
+        )
 
     def reveal_view(self, request, game_id):
         """The private log and the seed of a game not yet finished, for this answer only,
@@ -306,8 +368,9 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
             return redirect("admin:games_game_log", game_id=game.pk)
         if _seated(request, game.pk):
             # Reason or not, the hands of a game one plays in are never one's to see.
-            raise PermissionDenied("You hold a seat at this table: another moderator must "
-                                   "reveal its log.")
+            raise PermissionDenied(
+                "You hold a seat at this table: another moderator must reveal its log."
+            )
         form = RevealForm(request.POST if request.method == "POST" else None)
         if not form.is_valid():
             return self._render_log(request, game, whole=False, form=form)
@@ -342,8 +405,9 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
             data = form.cleaned_data
             try:
                 if data["what"] == "bot":
-                    moderation.replace_with_bot(game.pk, data["seat"], request.user,
-                                                data["reason"], data["level"])
+                    moderation.replace_with_bot(
+                        game.pk, data["seat"], request.user, data["reason"], data["level"]
+                    )
                 else:
                     seat = game.seats.select_related("user").get(number=data["seat"])
                     moderation.remove_user(game.pk, seat.user, request.user, data["reason"])
@@ -365,7 +429,11 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     @admin.action(description="Abort selected tables (no result)", permissions=["change"])
     def abort_tables(self, request, queryset):
         return run_with_reason(
-            self, request, queryset, title="Abort tables", submit="Abort these tables",
+            self,
+            request,
+            queryset,
+            title="Abort tables",
+            submit="Abort these tables",
             do=lambda game, data: moderation.abort_table(game.pk, request.user, data["reason"]),
         )
 
@@ -380,8 +448,17 @@ class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_select_related = ["game", "user"]
     # A row's own page, like the game's log, shows its action and private events only once
     # the game is finished; the reveal on the game's log is the way to them before.
-    fields = readonly_fields = ("game", "seq", "kind", "seat", "actor", "user", "created_at",
-                                "action_shown", "events_shown")
+    fields = readonly_fields = (
+        "game",
+        "seq",
+        "kind",
+        "seat",
+        "actor",
+        "user",
+        "created_at",
+        "action_shown",
+        "events_shown",
+    )
 
     @admin.display(description="Action")
     def action_shown(self, event):
@@ -396,11 +473,13 @@ class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
 
 def _chat_action(call):
     """A chat action for run_with_reason, which shows a ModerationError as a warning."""
+
     def do(obj, data):
         try:
             call(obj, data["reason"])
         except ChatRefused as exc:
             raise moderation.ModerationError(str(exc)) from None
+
     return do
 
 
@@ -413,36 +492,60 @@ class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
     list_filter = ["room", ("hidden_at", admin.EmptyFieldListFilter)]
     search_fields = ["=id", "=game__id", "user__username", "text"]
     list_select_related = ["game", "user"]
-    fields = readonly_fields = ("game", "room", "user", "text", "created_at", "hidden_at",
-                                "hidden_by")
+    fields = readonly_fields = (
+        "game",
+        "room",
+        "user",
+        "text",
+        "created_at",
+        "hidden_at",
+        "hidden_by",
+    )
     actions = ["hide_messages", "show_messages", "mute_authors"]
 
     def has_moderate_chat_permission(self, request):
         return request.user.has_perm(staff.CHAT)
 
-    @admin.action(description="Hide selected messages from everyone",
-                  permissions=["moderate_chat"])
+    @admin.action(description="Hide selected messages from everyone", permissions=["moderate_chat"])
     def hide_messages(self, request, queryset):
-        return run_with_reason(self, request, queryset, title="Hide chat messages",
-                               submit="Hide these messages", do=_chat_action(
-                                   lambda m, reason: chat.hide(m, request.user, reason)))
+        return run_with_reason(
+            self,
+            request,
+            queryset,
+            title="Hide chat messages",
+            submit="Hide these messages",
+            do=_chat_action(lambda m, reason: chat.hide(m, request.user, reason)),
+        )
 
     @admin.action(description="Show selected messages again", permissions=["moderate_chat"])
     def show_messages(self, request, queryset):
-        return run_with_reason(self, request, queryset, title="Show chat messages",
-                               submit="Show these messages", do=_chat_action(
-                                   lambda m, reason: chat.hide(m, request.user, reason,
-                                                               show=True)))
+        return run_with_reason(
+            self,
+            request,
+            queryset,
+            title="Show chat messages",
+            submit="Show these messages",
+            do=_chat_action(lambda m, reason: chat.hide(m, request.user, reason, show=True)),
+        )
 
-    @admin.action(description="Mute the authors of selected messages in chat",
-                  permissions=["moderate_chat"])
+    @admin.action(
+        description="Mute the authors of selected messages in chat", permissions=["moderate_chat"]
+    )
     def mute_authors(self, request, queryset):
         authors = {m.user_id: m.user for m in queryset.select_related("user")}
-        return run_with_reason(self, request, queryset, title="Mute in chat",
-                               submit="Mute these authors", do=_chat_action(
-                                   lambda m, reason: m.user_id in authors and chat.mute(
-                                       authors.pop(m.user_id), request.user, reason,
-                                       game_id=m.game_id)))
+        return run_with_reason(
+            self,
+            request,
+            queryset,
+            title="Mute in chat",
+            submit="Mute these authors",
+            do=_chat_action(
+                lambda m, reason: (
+                    m.user_id in authors
+                    and chat.mute(authors.pop(m.user_id), request.user, reason, game_id=m.game_id)
+                )
+            ),
+        )
 
 
 @admin.register(ChatMute)
@@ -457,10 +560,14 @@ class ChatMuteAdmin(Record, CheckedSelection, admin.ModelAdmin):
 
     @admin.action(description="Lift the mute of selected people", permissions=["moderate_chat"])
     def unmute(self, request, queryset):
-        return run_with_reason(self, request, queryset, title="Unmute in chat",
-                               submit="Lift these mutes", do=_chat_action(
-                                   lambda mute, reason: chat.unmute(mute.user, request.user,
-                                                                    reason)))
+        return run_with_reason(
+            self,
+            request,
+            queryset,
+            title="Unmute in chat",
+            submit="Lift these mutes",
+            do=_chat_action(lambda mute, reason: chat.unmute(mute.user, request.user, reason)),
+        )
 
 
 @admin.register(ChatModeration)
@@ -478,13 +585,28 @@ class ChatModerationAdmin(Record, CheckedSelection, admin.ModelAdmin):
 class ReportAdmin(CheckedSelection, admin.ModelAdmin):
     """Players' reports, newest first, each with a link to its game."""
 
-    list_display = ["created_at", "game_link", "reporter", "reported", "reason", "short_text",
-                    "resolved_at"]
+    list_display = [
+        "created_at",
+        "game_link",
+        "reporter",
+        "reported",
+        "reason",
+        "short_text",
+        "resolved_at",
+    ]
     list_filter = [("resolved_at", admin.EmptyFieldListFilter), "reason"]
     search_fields = ["=game__id", "reporter__username", "reported__username", "text"]
     list_select_related = ["game", "reporter", "reported"]
-    readonly_fields = ("game_link", "reporter", "reported", "reason", "text", "created_at",
-                       "resolved_at", "resolved_by")
+    readonly_fields = (
+        "game_link",
+        "reporter",
+        "reported",
+        "reason",
+        "text",
+        "created_at",
+        "resolved_at",
+        "resolved_by",
+    )
     fields = (*readonly_fields, "note")
     actions = ["mark_resolved"]
 
@@ -501,7 +623,8 @@ class ReportAdmin(CheckedSelection, admin.ModelAdmin):
     def game_link(self, report):
         return format_html(
             '<a href="{}">Table {}</a> (<a href="{}">event log</a>)',
-            reverse("admin:games_game_change", args=[report.game_id]), report.game_id,
+            reverse("admin:games_game_change", args=[report.game_id]),
+            report.game_id,
             reverse("admin:games_game_log", args=[report.game_id]),
         )
 
@@ -518,8 +641,9 @@ class ReportAdmin(CheckedSelection, admin.ModelAdmin):
                 done += 1
             except moderation.ModerationError as exc:
                 self.message_user(request, f"{report}: {exc}", messages.WARNING)
-        self.message_user(request, f"{done} report(s) resolved.",
-                          messages.SUCCESS if done else messages.INFO)
+        self.message_user(
+            request, f"{done} report(s) resolved.", messages.SUCCESS if done else messages.INFO
+        )
 
 
 class SuspendForm(ReasonForm):
@@ -542,25 +666,39 @@ class ModeratedPlayerAdmin(PlayerAdmin):
     @admin.action(description="Suspend selected accounts", permissions=["ban"])
     def suspend_accounts(self, request, queryset):
         return run_with_reason(
-            self, request, queryset, title="Suspend accounts", submit="Suspend",
+            self,
+            request,
+            queryset,
+            title="Suspend accounts",
+            submit="Suspend",
             form_class=SuspendForm,
             do=lambda user, data: moderation.suspend(
                 user, request.user, data["reason"], timezone.now() + timedelta(days=data["days"])
             ),
         )
 
-    @admin.action(description="Ban selected accounts (their running seats go to bots)",
-                  permissions=["ban"])
+    @admin.action(
+        description="Ban selected accounts (their running seats go to bots)", permissions=["ban"]
+    )
     def ban_accounts(self, request, queryset):
         return run_with_reason(
-            self, request, queryset, title="Ban accounts", submit="Ban",
+            self,
+            request,
+            queryset,
+            title="Ban accounts",
+            submit="Ban",
             do=lambda user, data: moderation.ban(user, request.user, data["reason"]),
         )
 
-    @admin.action(description="Lift the ban or suspension of selected accounts",
-                  permissions=["ban"])
+    @admin.action(
+        description="Lift the ban or suspension of selected accounts", permissions=["ban"]
+    )
     def lift_restrictions(self, request, queryset):
         return run_with_reason(
-            self, request, queryset, title="Lift restrictions", submit="Lift",
+            self,
+            request,
+            queryset,
+            title="Lift restrictions",
+            submit="Lift",
             do=lambda user, data: moderation.lift(user, request.user, data["reason"]),
         )

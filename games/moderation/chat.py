@@ -21,9 +21,16 @@ def report(game_id, message_id, reporter):
     """A report to the moderators about one line: a Report about its author, its
     text naming the line (the admin links it to the line through its id)."""
     game, seat = reader(game_id, reporter)
-    message = (ChatMessage.objects.filter(pk=message_id, game=game, hidden_at__isnull=True,
-                                          room__in=chat_rooms.readable_rooms(game, seat is not None))
-               .select_related("user").first())
+    message = (
+        ChatMessage.objects.filter(
+            pk=message_id,
+            game=game,
+            hidden_at__isnull=True,
+            room__in=chat_rooms.readable_rooms(game, seat is not None),
+        )
+        .select_related("user")
+        .first()
+    )
     if message is None:
         raise ChatRefused("There is no such message to report.", 404)
     if message.user_id == reporter.pk:
@@ -32,8 +39,9 @@ def report(game_id, message_id, reporter):
     if Report.objects.filter(game=game, reporter=reporter, text=text).exists():
         raise ChatRefused("You have already reported that message.", 409)
     try:
-        return reports.file(game, reporter, reported=message.user,
-                            reason=Report.Reason.ABUSE, text=text)
+        return reports.file(
+            game, reporter, reported=message.user, reason=Report.Reason.ABUSE, text=text
+        )
     except reports.ReportRefused as exc:
         raise ChatRefused(str(exc), exc.status) from None
 
@@ -70,22 +78,40 @@ def hide(message, moderator, reason, *, show=False):
         # The table first, as every writer of its log locks it, then the line.
         game = _lock_game(message.game_id)
         _check(moderator, game_id=game.pk)
-        message = (ChatMessage.objects.select_for_update(of=("self",)).select_related("user")
-                   .get(pk=message.pk))
+        message = (
+            ChatMessage.objects.select_for_update(of=("self",))
+            .select_related("user")
+            .get(pk=message.pk)
+        )
         if (message.hidden_at is None) == show:
-            raise ChatRefused("That message is already shown." if show else
-                              "That message is already hidden.", 409)
-        message.hidden_at, message.hidden_by = (None, None) if show else (timezone.now(),
-                                                                          moderator)
+            raise ChatRefused(
+                "That message is already shown." if show else "That message is already hidden.", 409
+            )
+        message.hidden_at, message.hidden_by = (None, None) if show else (timezone.now(), moderator)
         message.save(update_fields=["hidden_at", "hidden_by"])
         ChatModeration.objects.create(
             action=ChatModeration.Action.SHOW if show else ChatModeration.Action.HIDE,
-            moderator=moderator, user_id=message.user_id, message=message, reason=reason)
-        staff.record(game, moderator, what="show" if show else "hide", reason=reason,
-                     message=message.pk, player=message.user.name)
+            moderator=moderator,
+            user_id=message.user_id,
+            message=message,
+            reason=reason,
+        )
+        staff.record(
+            game,
+            moderator,
+            what="show" if show else "hide",
+            reason=reason,
+            message=message.pk,
+            player=message.user.name,
+        )
         if not show:
-            transaction.on_commit(partial(deliver, groups_for(game, message.room),
-                                          {"type": "chat.hidden", "id": message.pk}))
+            transaction.on_commit(
+                partial(
+                    deliver,
+                    groups_for(game, message.room),
+                    {"type": "chat.hidden", "id": message.pk},
+                )
+            )
     return message
 
 
@@ -102,13 +128,15 @@ def mute(user, moderator, reason, *, game_id=None):
             game = _lock_game(game_id)
             _check(moderator, game_id=game.pk)
         _, created = ChatMute.objects.get_or_create(
-            user=user, defaults={"moderator": moderator, "reason": reason})
+            user=user, defaults={"moderator": moderator, "reason": reason}
+        )
         if not created:
             raise ChatRefused(f"{user} is already muted in chat.", 409)
         if game is not None:
             staff.record(game, moderator, what="mute", reason=reason, player=user.name)
-        return ChatModeration.objects.create(action=ChatModeration.Action.MUTE,
-                                             moderator=moderator, user=user, reason=reason)
+        return ChatModeration.objects.create(
+            action=ChatModeration.Action.MUTE, moderator=moderator, user=user, reason=reason
+        )
 
 
 def unmute(user, moderator, reason):
@@ -118,5 +146,6 @@ def unmute(user, moderator, reason):
         deleted, _ = ChatMute.objects.filter(user=user).delete()
         if not deleted:
             raise ChatRefused(f"{user} is not muted in chat.", 409)
-        return ChatModeration.objects.create(action=ChatModeration.Action.UNMUTE,
-                                             moderator=moderator, user=user, reason=reason)
+        return ChatModeration.objects.create(
+            action=ChatModeration.Action.UNMUTE, moderator=moderator, user=user, reason=reason
+        )

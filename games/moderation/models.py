@@ -34,7 +34,10 @@ class Report(models.Model):
     )
     # None: the report is about the table itself.
     reported = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
         related_name="reports_received",
     )
     reason = models.CharField(max_length=10, choices=Reason, default=Reason.OTHER)
@@ -42,7 +45,10 @@ class Report(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
         related_name="+",
     )
     note = models.TextField("moderator's note", blank=True)
@@ -58,11 +64,15 @@ class Report(models.Model):
             # moderators do not already have to read. Two constraints, since NULLs (a report
             # about the table itself) never collide in a unique index.
             models.UniqueConstraint(
-                fields=["reporter", "game", "reported"], name="report_one_open_per_player",
-                condition=models.Q(resolved_at__isnull=True, reported__isnull=False)),
+                fields=["reporter", "game", "reported"],
+                name="report_one_open_per_player",
+                condition=models.Q(resolved_at__isnull=True, reported__isnull=False),
+            ),
             models.UniqueConstraint(
-                fields=["reporter", "game"], name="report_one_open_per_table",
-                condition=models.Q(resolved_at__isnull=True, reported__isnull=True)),
+                fields=["reporter", "game"],
+                name="report_one_open_per_table",
+                condition=models.Q(resolved_at__isnull=True, reported__isnull=True),
+            ),
         ]
 
     def __str__(self):

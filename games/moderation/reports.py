@@ -25,8 +25,10 @@ class ReportRefused(Exception):
 
 def _already(game, reported):
     about = f"{reported.name} at table {game.pk}" if reported else f"table {game.pk}"
-    return (f"You have already reported {about}: a moderator will read that report. "
-            f"Nothing new was sent.")
+    return (
+        f"You have already reported {about}: a moderator will read that report. "
+        f"Nothing new was sent."
+    )
 
 
 def _span(seconds):
@@ -45,11 +47,15 @@ def file(game, reporter, *, reported=None, reason=Report.Reason.OTHER, text=""):
     limit, window = settings.REPORT_RATE_LIMIT, settings.REPORT_RATE_WINDOW
     if ratelimit.hit(RATE_SCOPE, reporter.pk, window) > limit:
         wait = max(1, ratelimit.retry_after(RATE_SCOPE, reporter.pk))
-        raise ReportRefused(f"Too many reports: at most {limit} in {_span(window)}. "
-                            f"Try again in {_span(wait)}. Nothing was sent.", 429)
+        raise ReportRefused(
+            f"Too many reports: at most {limit} in {_span(window)}. "
+            f"Try again in {_span(wait)}. Nothing was sent.",
+            429,
+        )
     try:
         with transaction.atomic():
-            return Report.objects.create(game=game, reporter=reporter, reported=reported,
-                                         reason=reason, text=text)
+            return Report.objects.create(
+                game=game, reporter=reporter, reported=reported, reason=reason, text=text
+            )
     except IntegrityError:  # the same report, sent twice at once: the other one stored it
         raise ReportRefused(_already(game, reported), 409) from None

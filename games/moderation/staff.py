@@ -51,23 +51,32 @@ def refusal(moderator, permission, *, game_id=None, user=None):
     """The message that refuses `moderator` an action needing `permission` about table
     `game_id` or account `user`, or None when they may take it."""
     if not (moderator.is_active and moderator.is_staff and moderator.has_perm(permission)):
-        return (f"You may not do this: it needs the permission “{LABELS[permission]}”, "
-                f"which your account does not have. Nothing was changed.")
+        return (
+            f"You may not do this: it needs the permission “{LABELS[permission]}”, "
+            f"which your account does not have. Nothing was changed."
+        )
     if game_id is not None and Seat.objects.filter(game_id=game_id, user=moderator).exists():
-        return (f"You hold a seat at table {game_id}: another moderator must act there. "
-                f"Nothing was changed.")
+        return (
+            f"You hold a seat at table {game_id}: another moderator must act there. "
+            f"Nothing was changed."
+        )
     if user is not None and user.pk != moderator.pk:
-        shared = (Seat.objects.filter(user=moderator, game__status__in=LIVE,
-                                      game__seats__user=user)
-                  .values_list("game_id", flat=True).first())
+        shared = (
+            Seat.objects.filter(user=moderator, game__status__in=LIVE, game__seats__user=user)
+            .values_list("game_id", flat=True)
+            .first()
+        )
         if shared is not None:
-            return (f"You and {user} are both seated at table {shared}: another moderator "
-                    f"must act. Nothing was changed.")
+            return (
+                f"You and {user} are both seated at table {shared}: another moderator "
+                f"must act. Nothing was changed."
+            )
     return None
 
 
-def record(game, moderator, *, what, reason, seat=None, public=True, columns=None, now=None,
-           **details):
+def record(
+    game, moderator, *, what, reason, seat=None, public=True, columns=None, now=None, **details
+):
     """Writes moderation `what` (with `details`, which name no card) into `game`'s log;
     returns the GameEvent or the LogEntry.
 
@@ -77,37 +86,76 @@ def record(game, moderator, *, what, reason, seat=None, public=True, columns=Non
     table's, and would tell the reported player that someone reported them.
     """
     if (columns or {}).get("status") == Game.Status.ABORTED:
-        effects.log_on_commit(log, "game %s aborted by moderator %s", game.pk, moderator.pk,
-                              game=game.pk, user=moderator.pk)
+        effects.log_on_commit(
+            log,
+            "game %s aborted by moderator %s",
+            game.pk,
+            moderator.pk,
+            game=game.pk,
+            user=moderator.pk,
+        )
     else:
-        effects.log_on_commit(log, "game %s: moderator %s, %s (seat %s)", game.pk, moderator.pk,
-                              what, seat, game=game.pk, user=moderator.pk)
+        effects.log_on_commit(
+            log,
+            "game %s: moderator %s, %s (seat %s)",
+            game.pk,
+            moderator.pk,
+            what,
+            seat,
+            game=game.pk,
+            user=moderator.pk,
+        )
     if game.status in LIVE or columns:
-        line = {"type": "moderator", "action": what, "seat": seat, **details,
-                "visible_to": None if public else []}
-        note = {"type": "moderator_note", "reason": reason,
-                "moderator": moderator.get_username(), "visible_to": []}
+        line = {
+            "type": "moderator",
+            "action": what,
+            "seat": seat,
+            **details,
+            "visible_to": None if public else [],
+        }
+        note = {
+            "type": "moderator_note",
+            "reason": reason,
+            "moderator": moderator.get_username(),
+            "visible_to": [],
+        }
         event = decisions.append_note(
-            game, kind=MODERATOR_KIND, actor=GameEvent.Actor.MODERATOR, user=moderator,
-            seat=seat, events=[line, note], columns=columns, now=now,
+            game,
+            kind=MODERATOR_KIND,
+            actor=GameEvent.Actor.MODERATOR,
+            user=moderator,
+            seat=seat,
+            events=[line, note],
+            columns=columns,
+            now=now,
         )
         if game.status == Game.Status.ACTIVE:
             # A bot's pending move was sent for the position before this event and would
             # find it moved on (games.tasks.play_bot): it is sent again for this one.
             for bot in [s for s in seats.waiting(game) if seats.bot_moves(game, s)]:
-                effects.task_on_commit("games.tasks.play_bot", game.pk, bot, game.last_seq,
-                                       **decisions.bot_pace(game))
+                effects.task_on_commit(
+                    "games.tasks.play_bot", game.pk, bot, game.last_seq, **decisions.bot_pace(game)
+                )
         return event
     said = ", ".join(f"{k} {v}" for k, v in details.items() if v is not None)
     return LogEntry.objects.log_actions(
-        user_id=moderator.pk, queryset=[game], action_flag=CHANGE, single_object=True,
+        user_id=moderator.pk,
+        queryset=[game],
+        action_flag=CHANGE,
+        single_object=True,
         change_message=f"{LOG_PREFIX}{what}{f' ({said})' if said else ''}. Reason: {reason}",
     )
 
 
 def after_the_end(game):
     """The moderations written to the admin's record of `game` once it was over."""
-    return LogEntry.objects.filter(
-        content_type__app_label="games", content_type__model="game", object_id=str(game.pk),
-        change_message__startswith=LOG_PREFIX,
-    ).select_related("user").order_by("action_time")
+    return (
+        LogEntry.objects.filter(
+            content_type__app_label="games",
+            content_type__model="game",
+            object_id=str(game.pk),
+            change_message__startswith=LOG_PREFIX,
+        )
+        .select_related("user")
+        .order_by("action_time")
+    )

@@ -62,15 +62,26 @@ def report(request, game_id):
                 messages.success(request, "Thank you: the moderators will look at your report.")
                 back = request.POST.get("next", "")
                 if not back.startswith("/") or back.startswith("//"):
-                    back = reverse({
-                        Game.Status.OPEN: "lobby:table", Game.Status.ACTIVE: "games:play",
-                    }.get(game.status, "history:replay"), args=[game.pk])
+                    back = reverse(
+                        {
+                            Game.Status.OPEN: "lobby:table",
+                            Game.Status.ACTIVE: "games:play",
+                        }.get(game.status, "history:replay"),
+                        args=[game.pk],
+                    )
                 return redirect(back)
-        return render(request, "moderation/report.html",
-                      {"game": game, "form": form, "next": request.POST.get("next", "")},
-                      status=status)
+        return render(
+            request,
+            "moderation/report.html",
+            {"game": game, "form": form, "next": request.POST.get("next", "")},
+            status=status,
+        )
     else:
-        form = ReportForm(game=game, reporter=request.user,
-                          initial={"reported": _int(request.GET.get("player"))})
-    return render(request, "moderation/report.html",
-                  {"game": game, "form": form, "next": request.GET.get("next", "")})
+        form = ReportForm(
+            game=game, reporter=request.user, initial={"reported": _int(request.GET.get("player"))}
+        )
+    return render(
+        request,
+        "moderation/report.html",
+        {"game": game, "form": form, "next": request.GET.get("next", "")},
+    )

@@ -38,17 +38,32 @@ def _card_face(code: str) -> dict[str, Any]:
     face: dict[str, Any]
     if color is None:
         mark = {"W": "W", "WTP": "TP", "WTD4": "+4"}[code]
-        face = {"code": code, "name": engine.card_name(code), "color": "W", "symbol": "wild",
-                "mark": mark, "passing": False, "wild": True,
-                "caption": {"W": "Wild", "WTP": "Team Play", "WTD4": "Team Draw 4"}[code]}
+        face = {
+            "code": code,
+            "name": engine.card_name(code),
+            "color": "W",
+            "symbol": "wild",
+            "mark": mark,
+            "passing": False,
+            "wild": True,
+            "caption": {"W": "Wild", "WTP": "Team Play", "WTD4": "Team Draw 4"}[code],
+        }
     else:
         rest = code[1:].rstrip("P")
         passing = code.endswith("P") and rest.isdigit()
         mark = ACTION_MARKS.get(rest, rest)
         caption = {"S": "Skip", "R": "Reverse", "D2": "Draw 2"}.get(rest, "")
-        face = {"code": code, "name": engine.card_name(code), "color": color,
-                "symbol": SYMBOLS[color], "mark": mark, "passing": passing, "wild": False,
-                "caption": caption, "kind": CARD_KIND[code]}
+        face = {
+            "code": code,
+            "name": engine.card_name(code),
+            "color": color,
+            "symbol": SYMBOLS[color],
+            "mark": mark,
+            "passing": passing,
+            "wild": False,
+            "caption": caption,
+            "kind": CARD_KIND[code],
+        }
     face["html"] = render_to_string("games/cards.html#face", {"card": face})
     face["mini"] = render_to_string("games/cards.html#mini", {"card": face})
     return face

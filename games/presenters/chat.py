@@ -50,8 +50,12 @@ def is_muted(user_id: int) -> bool:
 
 
 def message_context(message: ChatMessage, reader_id: int | None = None) -> dict[str, Any]:
-    return {"m": message, "author": message.user.name, "mine": message.user_id == reader_id,
-            "report_url": reverse("games:chat_report", args=[message.game_id, message.pk])}
+    return {
+        "m": message,
+        "author": message.user.name,
+        "mine": message.user_id == reader_id,
+        "report_url": reverse("games:chat_report", args=[message.game_id, message.pk]),
+    }
 
 
 def message_html(message: ChatMessage, reader_id: int | None = None) -> str:
@@ -63,8 +67,11 @@ def message_html(message: ChatMessage, reader_id: int | None = None) -> str:
 def recent(game: Game, room: str, limit: int | None = None) -> list[ChatMessage]:
     """The newest `limit` visible lines of a room, oldest first."""
     limit = limit or settings.CHAT_HISTORY
-    rows = (ChatMessage.objects.filter(game=game, room=room, hidden_at__isnull=True)
-            .select_related("user").order_by("-id")[:limit])
+    rows = (
+        ChatMessage.objects.filter(game=game, room=room, hidden_at__isnull=True)
+        .select_related("user")
+        .order_by("-id")[:limit]
+    )
     return list(reversed(rows))
 
 
@@ -77,15 +84,26 @@ def panel_context(
     rooms: list[dict[str, Any]] = []
     if not off:
         for room in readable_rooms(game, seated):
-            rooms.append({
-                "room": room, "label": ROOM_LABELS[room],
-                "mine": room == writable_room(seated),
-                "lines": [message_context(m, user.pk) for m in recent(game, room)],
-            })
+            rooms.append(
+                {
+                    "room": room,
+                    "label": ROOM_LABELS[room],
+                    "mine": room == writable_room(seated),
+                    "lines": [message_context(m, user.pk) for m in recent(game, room)],
+                }
+            )
     return {
-        "game": game, "seated": seated, "off": off, "rooms": rooms,
-        "room": writable_room(seated), "room_label": ROOM_LABELS[writable_room(seated)],
-        "muted": is_muted(user.pk), "over": is_over(game),
-        "phrases": QUICK_PHRASES, "max_length": MAX_LENGTH, "note": note, "error": error,
+        "game": game,
+        "seated": seated,
+        "off": off,
+        "rooms": rooms,
+        "room": writable_room(seated),
+        "room_label": ROOM_LABELS[writable_room(seated)],
+        "muted": is_muted(user.pk),
+        "over": is_over(game),
+        "phrases": QUICK_PHRASES,
+        "max_length": MAX_LENGTH,
+        "note": note,
+        "error": error,
         "spectators_allowed": game.spectators and not game.private,
     }

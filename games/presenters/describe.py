@@ -44,9 +44,11 @@ def seat_names(seats: Iterable[Seat]) -> dict[int, str]:
     (a person's own program, docs/bot-accounts.md) by its name marked " [bot]", so that
     everywhere a name is shown nobody takes it for a person."""
     return {
-        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})" if s.is_bot
+        s.number: f"Bot {s.number + 1} ({s.get_bot_level_display()})"
+        if s.is_bot
         else s.label() + BOT_ACCOUNT_MARK
-        if s.user_id and s.user is not None and s.user.is_bot else s.label()
+        if s.user_id and s.user is not None and s.user.is_bot
+        else s.label()
         for s in seats
     }
 
@@ -121,8 +123,10 @@ Describer = Callable[[Event, int | None, _Eyes, int], str]
 
 
 def _deal(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
-    return (f"Round {event['round']}: {eyes.subject(event['dealer'])} dealt; the first card is "
-            f"{engine.card_name(event['starter'])}.")
+    return (
+        f"Round {event['round']}: {eyes.subject(event['dealer'])} dealt; the first card is "
+        f"{engine.card_name(event['starter'])}."
+    )
 
 
 def _hand(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
@@ -136,8 +140,10 @@ def _picked(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
 
 def _pick(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
     how = "pass to" if event.get("kind") == "setup" else "swap with"
-    return (f"{eyes.subject(who)} chose {engine.card_name(event['card'])} to {how} "
-            f"{eyes.verb(who, 'your', 'their')} partner.")
+    return (
+        f"{eyes.subject(who)} chose {engine.card_name(event['card'])} to {how} "
+        f"{eyes.verb(who, 'your', 'their')} partner."
+    )
 
 
 def _setup_pass(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
@@ -153,9 +159,11 @@ def _swap(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
 
 def _traded(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
     # Seen by the seat it is about (and in a replay of every hand).
-    return (f"{eyes.subject(who)} gave {eyes.name(event.get('partner'))} "
-            f"{engine.card_name(event['gave'])} and received "
-            f"{engine.card_name(event['received'])}.")
+    return (
+        f"{eyes.subject(who)} gave {eyes.name(event.get('partner'))} "
+        f"{engine.card_name(event['gave'])} and received "
+        f"{engine.card_name(event['received'])}."
+    )
 
 
 def _play(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
@@ -166,8 +174,11 @@ def _play(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
     return text + "."
 
 
-DRAW_REASONS: dict[str | None, str] = {"penalty": " as a penalty", "team_play": " for a Team Play",
-                "final": " for the final-card penalty"}
+DRAW_REASONS: dict[str | None, str] = {
+    "penalty": " as a penalty",
+    "team_play": " for a Team Play",
+    "final": " for the final-card penalty",
+}
 
 
 def _draw(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
@@ -191,11 +202,15 @@ def _give(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
     count = event.get("count", 0)
     cards = f"{count} card{'s' if count != 1 else ''}"
     if event.get("reason") == "half_pass":
-        return (f"{eyes.subject(who)} gave {eyes.name(to)} half "
-                f"{eyes.verb(who, 'your', 'their')} hand ({cards}).")
+        return (
+            f"{eyes.subject(who)} gave {eyes.name(to)} half "
+            f"{eyes.verb(who, 'your', 'their')} hand ({cards})."
+        )
     if event.get("reason") == "tag_in":
-        return (f"{eyes.subject(who)} gave {eyes.name(to)} {cards} to bring "
-                f"{eyes.verb(to, 'you', 'them')} back in.")
+        return (
+            f"{eyes.subject(who)} gave {eyes.name(to)} {cards} to bring "
+            f"{eyes.verb(to, 'you', 'them')} back in."
+        )
     return f"{eyes.subject(who)} gave {eyes.name(to)} {cards}."
 
 
@@ -252,8 +267,9 @@ def _game_over(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
 
 def _round_start(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
     dealer = event.get("dealer")
-    return (f"Round {event['round']} begins; {eyes.name(dealer)} "
-            f"{eyes.verb(dealer, 'deal', 'deals')}.")
+    return (
+        f"Round {event['round']} begins; {eyes.name(dealer)} {eyes.verb(dealer, 'deal', 'deals')}."
+    )
 
 
 # What a moderator did (games.moderation.staff.record), by its `action`: (event, player) -> text.
@@ -263,7 +279,9 @@ MODERATOR_ACTIONS: dict[str, Callable[[ModeratorEvent, str], str]] = {
     "remove": lambda event, player: f"A moderator removed {player} from the table.",
     "options": lambda event, player: (
         "A moderator changed the table's options: "
-        + ", ".join(option.replace("_", " ") for option in event.get("options", {})) + "."),
+        + ", ".join(option.replace("_", " ") for option in event.get("options", {}))
+        + "."
+    ),
     "hide": lambda event, player: f"A moderator hid a chat message by {player}.",
     "show": lambda event, player: f"A moderator showed a chat message by {player} again.",
     "mute": lambda event, player: f"A moderator muted {player} in chat.",
@@ -281,13 +299,30 @@ def _moderator(event: Event, who: int | None, eyes: _Eyes, players: int) -> str:
 # Every kind of event the log describes: the engine's (engine.act's events) and the
 # moderators' (games.moderation.staff). A kind missing here gets its name only (describe).
 DESCRIBERS: dict[str, Describer] = {
-    "deal": _deal, "hand": _hand, "picked": _picked, "pick": _pick,
-    "setup_pass": _setup_pass, "swap": _swap, "traded": _traded,
-    "play": _play, "draw": _draw, "drew": _drew, "reshuffle": _reshuffle,
-    "give": _give, "gave": _gave, "out": _out, "in": _in,
-    "skip": _skip, "reverse": _reverse, "penalty": _penalty, "team_play": _team_play,
-    "pass_turn": _pass_turn, "concede": _concede,
-    "round_over": _round_over, "game_over": _game_over, "round_start": _round_start,
+    "deal": _deal,
+    "hand": _hand,
+    "picked": _picked,
+    "pick": _pick,
+    "setup_pass": _setup_pass,
+    "swap": _swap,
+    "traded": _traded,
+    "play": _play,
+    "draw": _draw,
+    "drew": _drew,
+    "reshuffle": _reshuffle,
+    "give": _give,
+    "gave": _gave,
+    "out": _out,
+    "in": _in,
+    "skip": _skip,
+    "reverse": _reverse,
+    "penalty": _penalty,
+    "team_play": _team_play,
+    "pass_turn": _pass_turn,
+    "concede": _concede,
+    "round_over": _round_over,
+    "game_over": _game_over,
+    "round_start": _round_start,
     "moderator": _moderator,
 }
 
@@ -306,7 +341,10 @@ LOG_CACHE_SIZE = 160_000
 
 
 def row_move(
-    row: EventRow | GameEvent, reader: int | None, names: Names, names_key: Hashable,
+    row: EventRow | GameEvent,
+    reader: int | None,
+    names: Names,
+    names_key: Hashable,
     players: int,
 ) -> Move:
     """(lines, item) of one event row for `reader`, from cache when it can: the row's lines
@@ -325,7 +363,7 @@ def row_move(
     if move is None:
         move = _describe_row(row.events, row.seq, reader, names, players)
         if len(_LOG_CACHE) >= LOG_CACHE_SIZE:
-            for old in list(_LOG_CACHE)[:LOG_CACHE_SIZE // 2]:
+            for old in list(_LOG_CACHE)[: LOG_CACHE_SIZE // 2]:
                 _LOG_CACHE.pop(old, None)
         _LOG_CACHE[key] = move
     return move
@@ -334,10 +372,13 @@ def row_move(
 def _describe_row(
     events: Iterable[Event], seq: int, reader: int | None, names: Names, players: int
 ) -> Move:
-    lines = tuple(describe(event, reader, names, players)
-                  for event in engine.events_for(events, reader))
+    lines = tuple(
+        describe(event, reader, names, players) for event in engine.events_for(events, reader)
+    )
     if not lines:
         return lines, ""
     steps = "".join(f"<li>{escape(text)}</li>" for text in lines[1:])
-    return lines, (f'<li class="move" data-seq="{seq}"><p>{escape(lines[0])}</p>'
-                   f'{f"<ul>{steps}</ul>" if steps else ""}</li>')
+    return lines, (
+        f'<li class="move" data-seq="{seq}"><p>{escape(lines[0])}</p>'
+        f"{f'<ul>{steps}</ul>' if steps else ''}</li>"
+    )

@@ -65,7 +65,8 @@ def revealed(game: Game) -> bool:
 
 def stored_rows(game: Game) -> list[GameEvent]:
     return list(
-        GameEvent.objects.filter(game_id=game.pk).order_by("seq")
+        GameEvent.objects.filter(game_id=game.pk)
+        .order_by("seq")
         .only("seq", "kind", "seat", "action", "events")
     )
 
@@ -97,8 +98,11 @@ def _once(kind: str, game: Game, compute: Callable[[], T]) -> T:
 def page_rounds(game: Game) -> list[int]:
     """dealt_rounds of the game as of its last event (`game.last_seq`), read from its rows
     once per (game, last event)."""
-    return _once("rounds", game, lambda: dealt_rounds(
-        [row for row in stored_rows(game) if row.seq <= game.last_seq]))
+    return _once(
+        "rounds",
+        game,
+        lambda: dealt_rounds([row for row in stored_rows(game) if row.seq <= game.last_seq]),
+    )
 
 
 def page_commitments(game: Game) -> list[tuple[int, str]]:
@@ -170,22 +174,31 @@ class Verification:
 
 
 def verify_game(
-    game: Game, seed: int | str | None = None, secret: str | None = None,
+    game: Game,
+    seed: int | str | None = None,
+    secret: str | None = None,
     rows: Sequence[GameEvent] | None = None,
 ) -> Verification:
     """`verify` for a game's stored rows, with its own seed and secret unless others are
     given. The caller decides who may see the answer: it names cards."""
     rows = stored_rows(game) if rows is None else rows
     return verify(
-        game.pk, game.engine_options(), game.seed if seed is None else seed,
-        game.deal_secret if secret is None else secret, rows,
+        game.pk,
+        game.engine_options(),
+        game.seed if seed is None else seed,
+        game.deal_secret if secret is None else secret,
+        rows,
         dict(shown_commitments(game, rows)),
     )
 
 
 def verify(
-    game_id: int, options: engine.Options, seed: int | str, secret: str,
-    rows: Sequence[GameEvent], shown: Mapping[int, str],
+    game_id: int,
+    options: engine.Options,
+    seed: int | str,
+    secret: str,
+    rows: Sequence[GameEvent],
+    shown: Mapping[int, str],
 ) -> Verification:
     """Checks the recorded `rows` (objects with seq, kind, seat, action, events, in order)
     against `seed` and `secret`. `shown` is {round: commitment} as the table showed them.
@@ -227,8 +240,10 @@ def _replay(
                 f"Event #{row.seq}: the recorded move of {who} cannot be made with the cards "
                 f"this seed deals ({exc})."
             )
-            return (f"The replay stopped at event #{row.seq}, in round {current}: the "
-                    "rounds after it could not be checked.")
+            return (
+                f"The replay stopped at event #{row.seq}, in round {current}: the "
+                "rounds after it could not be checked."
+            )
         current = _compare(row, produced, current, check)
     return ""
 
@@ -301,24 +316,34 @@ def _difference(seq: int, recorded: Event | None, dealt: Event | None) -> str:
         if recorded.get("seat") != dealt["seat"]:
             return f"{where}: the record deals a hand to another seat than this seed does."
         extra, missing = _differing(recorded.get("cards", []), dealt["cards"])
-        return (f"{where}: {_seat_name(dealt['seat'])}'s dealt hand differs: the record has "
-                f"{_cards(extra)} where this seed deals {_cards(missing)}.")
+        return (
+            f"{where}: {_seat_name(dealt['seat'])}'s dealt hand differs: the record has "
+            f"{_cards(extra)} where this seed deals {_cards(missing)}."
+        )
     if kind == "deal":
         starter = recorded.get("starter")
         if starter != dealt["starter"]:
-            return (f"{where}: the starting discard differs: the record has "
-                    f"{_cards([starter] if starter else [])}, "
-                    f"this seed turns {_cards([dealt['starter']])}.")
+            return (
+                f"{where}: the starting discard differs: the record has "
+                f"{_cards([starter] if starter else [])}, "
+                f"this seed turns {_cards([dealt['starter']])}."
+            )
         if recorded.get("set_aside") != dealt["set_aside"]:
-            return (f"{where}: the cards set aside under the starter differ: the record has "
-                    f"{_cards(recorded.get('set_aside') or [])}, this seed gives "
-                    f"{_cards(dealt['set_aside'])}.")
+            return (
+                f"{where}: the cards set aside under the starter differ: the record has "
+                f"{_cards(recorded.get('set_aside') or [])}, this seed gives "
+                f"{_cards(dealt['set_aside'])}."
+            )
         return f"{where}: the deal's dealer, hand sizes or first player differ."
     if kind == "drew":
         extra, missing = _differing(recorded.get("cards", []), dealt["cards"])
-        return (f"{where}: the cards {_seat_name(dealt['seat'])} drew differ: the record has "
-                f"{_cards(extra)} where this seed gives {_cards(missing)}.")
+        return (
+            f"{where}: the cards {_seat_name(dealt['seat'])} drew differ: the record has "
+            f"{_cards(extra)} where this seed gives {_cards(missing)}."
+        )
     if kind == "reshuffle":
-        return (f"{where}: the reshuffle differs: the record has {recorded.get('size')} cards, "
-                f"this seed {dealt['size']}.")
+        return (
+            f"{where}: the reshuffle differs: the record has {recorded.get('size')} cards, "
+            f"this seed {dealt['size']}."
+        )
     return f"{where}: the {kind} differs from what this seed gives."

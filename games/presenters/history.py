@@ -148,8 +148,14 @@ def stats(player: User, viewer: User) -> dict[str, Any]:
     return {
         "overall": _summary(finished),
         "running": sum(1 for r in all_rows if r["status"] == Game.Status.ACTIVE),
-        "by_size": [{"key": size, "label": f"{size} players", **_summary(by_size[size])}
-                    for size in SIZES if by_size[size]],
-        "by_mode": [{"key": mode, "label": label, **_summary(by_mode[mode])}
-                    for mode, label in MODES.items() if by_mode[mode]],
+        "by_size": [
+            {"key": size, "label": f"{size} players", **_summary(by_size[size])}
+            for size in SIZES
+            if by_size[size]
+        ],
+        "by_mode": [
+            {"key": mode, "label": label, **_summary(by_mode[mode])}
+            for mode, label in MODES.items()
+            if by_mode[mode]
+        ],
     }

@@ -42,11 +42,29 @@ def waiting(user_id: int) -> list[Waiting]:
     running games waiting on `user_id`, in the page's order. One query."""
     found: list[Waiting] = []
     seated = Seat.objects.filter(user_id=user_id, game__status=Game.Status.ACTIVE)
-    for (game_id, number, waiting_on, bots, seq, deadline, players, pace, seconds,
-         hours) in seated.values_list(
-            "game_id", "number", "game__waiting_on", "game__bot_seats", "game__last_seq",
-            "game__deadline_at", "game__players", "game__pace", "game__move_seconds",
-            "game__turn_hours"):
+    for (
+        game_id,
+        number,
+        waiting_on,
+        bots,
+        seq,
+        deadline,
+        players,
+        pace,
+        seconds,
+        hours,
+    ) in seated.values_list(
+        "game_id",
+        "number",
+        "game__waiting_on",
+        "game__bot_seats",
+        "game__last_seq",
+        "game__deadline_at",
+        "game__players",
+        "game__pace",
+        "game__move_seconds",
+        "game__turn_hours",
+    ):
         if seats.person_waited_on(waiting_on, bots, number):
             found.append((game_id, seq, deadline, players, pace, seconds, hours))
     found.sort(key=lambda row: _order(True, row[2], row[0]))
@@ -80,15 +98,24 @@ def socket_message(user: User) -> dict[str, Any]:
         if pace == Game.Pace.REALTIME or deadline is None:
             body = f"{players} players. {_pace_label(pace, seconds, hours)}."
         else:
-            body = (f"{players} players, turn by turn. Answer by "
-                    f"{deadline.astimezone(zone):%a %d %b, %H:%M}.")
-        games.append({"id": game_id, "seq": seq, "url": reverse("games:play", args=[game_id]),
-                      "title": f"Your turn at table {game_id}", "body": body})
+            body = (
+                f"{players} players, turn by turn. Answer by "
+                f"{deadline.astimezone(zone):%a %d %b, %H:%M}."
+            )
+        games.append(
+            {
+                "id": game_id,
+                "seq": seq,
+                "url": reverse("games:play", args=[game_id]),
+                "title": f"Your turn at table {game_id}",
+                "body": body,
+            }
+        )
     return {"type": "waiting", "count": len(games), "games": games}
 
 
 def until(moment: datetime, now: datetime) -> str:
-    """"in 5 h", "in 40 min", "in 2 days": a rough distance for a deadline."""
+    """ "in 5 h", "in 40 min", "in 2 days": a rough distance for a deadline."""
     seconds = (moment - now).total_seconds()
     if seconds <= 60:
         return "now"
@@ -113,13 +140,16 @@ def _row(game: Game, user: User, now: datetime) -> dict[str, Any]:
     mine = next(s.number for s in rows if s.user_id == user.pk)
     waiting_on = seats.waiting(game)
     teams = [
-        {"players": [names[s.number] for s in rows if s.number % game.teams == t],
-         "mine": t == mine % game.teams}
+        {
+            "players": [names[s.number] for s in rows if s.number % game.teams == t],
+            "mine": t == mine % game.teams,
+        }
         for t in range(game.teams)
     ]
     # The reader first, as "you", then the others in seat order.
     waited = (["you"] if mine in waiting_on else []) + [
-        names[s] for s in waiting_on if s != mine and s in names]
+        names[s] for s in waiting_on if s != mine and s in names
+    ]
     realtime = game.pace == Game.Pace.REALTIME
     # As the table shows it: a deadline only while a person must decide.
     deadline = game.deadline_at if (not realtime and seats.people_waited_on(game)) else None
@@ -143,17 +173,24 @@ def rows(user: User, now: datetime | None = None) -> list[dict[str, Any]]:
     then their seats with their users)."""
     now = now or timezone.now()
     games = (
-        Game.objects.active().filter(seats__user=user)
+        Game.objects.active()
+        .filter(seats__user=user)
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
     )
     found = [_row(game, user, now) for game in games]
-    found.sort(key=lambda r: _order(r["yours"], r["deadline"] if not r["realtime"]
-                                    else r["game"].deadline_at, r["game"].pk))
+    found.sort(
+        key=lambda r: _order(
+            r["yours"], r["deadline"] if not r["realtime"] else r["game"].deadline_at, r["game"].pk
+        )
+    )
     return found
 
 
 def panel(user: User, now: datetime | None = None) -> dict[str, Any]:
     """The home page's panel: the first PANEL_ROWS rows, and how many there are in all."""
     found = rows(user, now)
-    return {"rows": found[:PANEL_ROWS], "total": len(found),
-            "more": max(0, len(found) - PANEL_ROWS)}
+    return {
+        "rows": found[:PANEL_ROWS],
+        "total": len(found),
+        "more": max(0, len(found) - PANEL_ROWS),
+    }

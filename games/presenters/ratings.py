@@ -40,13 +40,18 @@ def plate_ratings(game: Game, seats: Iterable[Seat] | None = None) -> dict[int, 
     One query, or two without `seats` (the game's Seat rows, when the caller has them)."""
     people: list[tuple[int, int | None]]  # (seat number, user id)
     if seats is None:
-        people = list(Seat.objects.filter(game_id=game.pk, user__isnull=False)
-                      .values_list("number", "user_id"))
+        people = list(
+            Seat.objects.filter(game_id=game.pk, user__isnull=False).values_list(
+                "number", "user_id"
+            )
+        )
     else:
         people = [(s.number, s.user_id) for s in seats if s.user_id is not None]
     # Keyed as `people`'s user ids are typed: the reads above keep a seat with nobody out.
-    found: dict[int | None, Rating] = {r.user_id: r for r in Rating.objects.filter(
-        players=game.players, user_id__in=[u for _, u in people])}
+    found: dict[int | None, Rating] = {
+        r.user_id: r
+        for r in Rating.objects.filter(players=game.players, user_id__in=[u for _, u in people])
+    }
     out = {}
     for number, user in people:
         r = found.get(user)
@@ -62,14 +67,23 @@ def rating_changes(game: Game) -> list[dict[str, Any]]:
     out = []
     for c in rows:
         before, after = shown(c.mu_before, c.sigma_before), shown(c.mu_after, c.sigma_after)
-        out.append({"seat": c.seat, "name": c.user.name, "before": before, "after": after,
-                    "delta": signed(after - before), "up": after > before,
-                    "down": after < before, "rank": c.rank})
+        out.append(
+            {
+                "seat": c.seat,
+                "name": c.user.name,
+                "before": before,
+                "after": after,
+                "delta": signed(after - before),
+                "up": after > before,
+                "down": after < before,
+                "rank": c.rank,
+            }
+        )
     return out
 
 
 def rated_label(game: Game, seats: Iterable[Seat] | None = None) -> str:
-    """"Rated" or "Casual" as the table stands: a bot seat makes a rated choice casual."""
+    """ "Rated" or "Casual" as the table stands: a bot seat makes a rated choice casual."""
     seats = game.seats.all() if seats is None else seats
     if game.rated and not any(s.is_bot for s in seats):
         return "Rated"
@@ -80,10 +94,16 @@ def leaderboard(players: int, limit: int = 100) -> list[dict[str, Any]]:
     """The leaderboard at a table size: people with at least `min_games()` rated games
     there, best shown number first (ties by more games, then name)."""
     rows: list[dict[str, Any]] = [
-        {"user": r.user, "rating": shown(r.mu, r.sigma), "mu": r.mu, "sigma": r.sigma,
-         "games": r.games}
-        for r in Rating.objects.filter(players=players, games__gte=min_games())
-        .select_related("user")
+        {
+            "user": r.user,
+            "rating": shown(r.mu, r.sigma),
+            "mu": r.mu,
+            "sigma": r.sigma,
+            "games": r.games,
+        }
+        for r in Rating.objects.filter(players=players, games__gte=min_games()).select_related(
+            "user"
+        )
     ]
     rows.sort(key=lambda row: (-row["rating"], -row["games"], row["user"].name.lower()))
     for i, row in enumerate(rows):
@@ -97,9 +117,15 @@ def profile_ratings(player: User) -> list[dict[str, Any]]:
     "sigma", "games", "provisional"} (provisional: fewer games than the leaderboard asks)."""
     labels = dict(Game.PLAYERS)
     return [
-        {"players": r.players, "label": labels[r.players], "rating": shown(r.mu, r.sigma),
-         "mu": round(r.mu, 1), "sigma": round(r.sigma, 1), "games": r.games,
-         "provisional": r.games < min_games()}
+        {
+            "players": r.players,
+            "label": labels[r.players],
+            "rating": shown(r.mu, r.sigma),
+            "mu": round(r.mu, 1),
+            "sigma": round(r.sigma, 1),
+            "games": r.games,
+            "provisional": r.games < min_games(),
+        }
         for r in Rating.objects.filter(user=player).order_by("players")
     ]
 
@@ -114,9 +140,13 @@ def history_chart(player: User, last: int = 200) -> dict[str, Any] | None:
     """The player's shown rating after each of their last `last` rated games, one line per
     table size, on one x axis (their rated games in order, so the lines share a time line).
     None when they have no rated game."""
-    changes = list(RatingChange.objects.filter(user=player).order_by("-id")
-                   .values_list("players", "mu_before", "sigma_before", "mu_after",
-                                "sigma_after", "game_id")[:last])[::-1]
+    changes = list(
+        RatingChange.objects.filter(user=player)
+        .order_by("-id")
+        .values_list("players", "mu_before", "sigma_before", "mu_after", "sigma_after", "game_id")[
+            :last
+        ]
+    )[::-1]
     if not changes:
         return None
     # x = 0 is before the first game shown; each series starts at its first game's "before".
@@ -145,17 +175,28 @@ def history_chart(player: User, last: int = 200) -> dict[str, Any] | None:
     series = []
     for players in sorted(points):
         line = points[players]
-        series.append({
-            "players": players, "label": labels[players],
-            "points": " ".join(f"{px(x)},{py(v)}" for x, v in line),
-            "dots": [{"x": px(x), "y": py(v), "value": v} for x, v in line[1:]],
-            "last": line[-1][1], "first": line[0][1],
-        })
+        series.append(
+            {
+                "players": players,
+                "label": labels[players],
+                "points": " ".join(f"{px(x)},{py(v)}" for x, v in line),
+                "dots": [{"x": px(x), "y": py(v), "value": v} for x, v in line[1:]],
+                "last": line[-1][1],
+                "first": line[0][1],
+            }
+        )
     ticks = [{"y": py(v), "label": v} for v in range(low, high + 1, step)]
     return {
-        "width": WIDTH, "height": HEIGHT, "left": PAD_LEFT, "right": WIDTH - PAD_RIGHT,
-        "top": PAD_TOP, "bottom": HEIGHT - PAD_BOTTOM, "series": series, "ticks": ticks,
-        "games": count, "label_y": HEIGHT - 8,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": PAD_LEFT,
+        "right": WIDTH - PAD_RIGHT,
+        "top": PAD_TOP,
+        "bottom": HEIGHT - PAD_BOTTOM,
+        "series": series,
+        "ticks": ticks,
+        "games": count,
+        "label_y": HEIGHT - 8,
         "summary": "; ".join(f"{s['label']}: {s['first']} to {s['last']}" for s in series),
     }
 

@@ -97,7 +97,8 @@ def choose_perspective(
 
 def rows_of(game: Game) -> list[GameEvent]:
     return list(
-        GameEvent.objects.filter(game_id=game.pk).order_by("seq")
+        GameEvent.objects.filter(game_id=game.pk)
+        .order_by("seq")
         .only("seq", "kind", "seat", "actor", "action", "events", "created_at")
     )
 
@@ -131,7 +132,10 @@ class StepTable(PublicTable):
     """
 
     def __init__(
-        self, game: Game, state: engine.GameState, seats: Sequence[Seat],
+        self,
+        game: Game,
+        state: engine.GameState,
+        seats: Sequence[Seat],
         rows: Sequence[GameEvent],
     ) -> None:
         super().__init__(game, state, seats, rows)
@@ -140,8 +144,13 @@ class StepTable(PublicTable):
 
 
 def frame(
-    game: Game, rows: Sequence[GameEvent], step: int, perspective: Perspective,
-    names: Mapping[int, str], reader: int | None = None, seats: Sequence[Seat] | None = None,
+    game: Game,
+    rows: Sequence[GameEvent],
+    step: int,
+    perspective: Perspective,
+    names: Mapping[int, str],
+    reader: int | None = None,
+    seats: Sequence[Seat] | None = None,
 ) -> dict[str, Any]:
     """What the reader sees at `step` (1 = after the deal): a dict for the template.
 
@@ -181,9 +190,13 @@ def frame(
     log: list[dict[str, Any]] = []
     for row in rows[:step]:
         for event in visible_events(row.events, perspective):
-            log.append({"seq": row.seq,
-                        "text": describe.describe(event, reader, names, n),
-                        "current": row.seq == rows[step - 1].seq})
+            log.append(
+                {
+                    "seq": row.seq,
+                    "text": describe.describe(event, reader, names, n),
+                    "current": row.seq == rows[step - 1].seq,
+                }
+            )
     row = rows[step - 1]
     if seats is None:
         seats = seats_of(game)
@@ -199,8 +212,13 @@ def frame(
     return {
         "step": step,
         "total": total,
-        "row": {"seq": row.seq, "seat": row.seat, "kind": row.kind, "actor": row.actor,
-                "who": names.get(row.seat, "") if row.seat is not None else ""},
+        "row": {
+            "seq": row.seq,
+            "seat": row.seat,
+            "kind": row.kind,
+            "actor": row.actor,
+            "who": names.get(row.seat, "") if row.seat is not None else "",
+        },
         "view": view,
         "seats": seats_info,
         "hands": [s for s in seats_info if s["faces"] is not None],
@@ -215,8 +233,9 @@ def frame(
         # Rendered only when the template asks: the tests fold thousands of frames.
         "plates": functools.partial(table.plates_for, reader),
         "scores": functools.partial(table.scores, None if reader is None else reader % half),
-        "turn_name": (names.get(turn, f"Seat {turn + 1}")
-                      if turn is not None and not over else None),
+        "turn_name": (
+            names.get(turn, f"Seat {turn + 1}") if turn is not None and not over else None
+        ),
         "round_winner": TEAM_SHAPES[round_winner] if round_winner is not None else None,
         "game_winner": TEAM_SHAPES[game_winner] if game_winner is not None else None,
     }
@@ -242,17 +261,19 @@ def export(game: Game) -> dict[str, Any]:
     rows = rows_of(game)
     for row in rows:
         shown = [e for e in row.events if e.get("visible_to") != STAFF_ONLY]
-        events.append({
-            "seq": row.seq,
-            "kind": row.kind,
-            "seat": row.seat,
-            "actor": row.actor,
-            "at": row.created_at.isoformat(),
-            "action": row.action,
-            "events": shown,
-            # The move log's line for each of `events`, as a reader who did not play reads it.
-            "lines": [describe.describe(e, None, names, game.players) for e in shown],
-        })
+        events.append(
+            {
+                "seq": row.seq,
+                "kind": row.kind,
+                "seat": row.seat,
+                "actor": row.actor,
+                "at": row.created_at.isoformat(),
+                "action": row.action,
+                "events": shown,
+                # The move log's line for each of `events`, as a reader who did not play reads it.
+                "lines": [describe.describe(e, None, names, game.players) for e in shown],
+            }
+        )
     return {
         "format": "wild-cards-teams/1",
         "game": game.pk,
@@ -260,8 +281,10 @@ def export(game: Game) -> dict[str, Any]:
         "started_at": game.started_at.isoformat() if game.started_at else None,
         "finished_at": game.finished_at.isoformat() if game.finished_at else None,
         "options": {
-            "players": game.players, "stacking": game.stacking,
-            "final_card_penalty": game.final_card_penalty, "target_score": game.target_score,
+            "players": game.players,
+            "stacking": game.stacking,
+            "final_card_penalty": game.final_card_penalty,
+            "target_score": game.target_score,
             "pace": game.pace,
         },
         # GameState.new(options, seed) then every "action" in order replays the game.
@@ -269,11 +292,17 @@ def export(game: Game) -> dict[str, Any]:
         # With the seed, what anyone needs to check the deals (docs/fair-deals.md): each
         # round's commitment is HMAC-SHA256(deal_secret, "wct-deal:<game>:<round>:<seed>").
         "deal_secret": game.deal_secret,
-        "commitments": [{"round": r, "commitment": c}
-                        for r, c in fairness.shown_commitments(game, rows)],
+        "commitments": [
+            {"round": r, "commitment": c} for r, c in fairness.shown_commitments(game, rows)
+        ],
         "seats": [
-            {"seat": s.number, "team": s.team, "player": s.user.username if s.user_id else None,
-             "name": s.label(), "bot": s.bot_level or None}
+            {
+                "seat": s.number,
+                "team": s.team,
+                "player": s.user.username if s.user_id else None,
+                "name": s.label(),
+                "bot": s.bot_level or None,
+            }
             for s in seats
         ],
         "result": {"game_over": final["game_over"], "scores": final["scores"]},

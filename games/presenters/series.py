@@ -46,8 +46,7 @@ def standings(games: Iterable[Game]) -> dict[int, Standing]:
     """{game pk: Standing} for the finished games given (seats and snapshots prefetched).
     A game whose earlier game is not among them starts its series there."""
     # Keyed by int | None: a game that is nobody's rematch (rematch_of_id None) finds none.
-    finished: dict[int | None, Game] = {
-        g.pk: g for g in games if g.status == Game.Status.FINISHED}
+    finished: dict[int | None, Game] = {g.pk: g for g in games if g.status == Game.Status.FINISHED}
     found: dict[int, Standing] = {}
 
     def standing(game: Game) -> Standing:
@@ -77,8 +76,9 @@ def series_list(games: Iterable[Game], player: User) -> list[dict[str, Any]]:
     team's side, won / lost / level, and its games)."""
     games = [g for g in games if g.status == Game.Status.FINISHED]
     found = standings(games)
-    continued = {g.rematch_of_id for g in games
-                 if found[g.pk].number > 1}  # games another game of the series follows
+    continued = {
+        g.rematch_of_id for g in games if found[g.pk].number > 1
+    }  # games another game of the series follows
     out: list[dict[str, Any]] = []
     for game in games:
         standing = found[game.pk]
@@ -87,25 +87,37 @@ def series_list(games: Iterable[Game], player: User) -> list[dict[str, Any]]:
         seats = list(game.seats.all())
         mine = next(s.number for s in seats if s.user_id == player.pk) % game.teams
         best = max(standing.wins)
-        result = ("level" if standing.wins.count(best) > 1 else
-                  "won" if standing.wins[mine] == best else "lost")
+        result = (
+            "level"
+            if standing.wins.count(best) > 1
+            else "won"
+            if standing.wins[mine] == best
+            else "lost"
+        )
         chain: list[Game] = []
         link: Game | None = game
         by_pk: dict[int | None, Game] = {g.pk: g for g in games}
         while link is not None and len(chain) < standing.number:
             chain.append(link)
             link = by_pk.get(link.rematch_of_id)
-        out.append({
-            "last": game,
-            "games": list(reversed(chain)),
-            "length": standing.number,
-            "score": standing.score_for(mine),
-            "result": result,
-            "teams": [{"players": [s.label() for s in seats if s.number % game.teams == t],
-                       "mine": t == mine, "wins": standing.wins[t]}
-                      for t in sorted(range(game.teams), key=lambda t: (t != mine, t))],
-        })
-    out.sort(key=lambda s: (s["last"].finished_at or s["last"].created_at), reverse=True)
+        out.append(
+            {
+                "last": game,
+                "games": list(reversed(chain)),
+                "length": standing.number,
+                "score": standing.score_for(mine),
+                "result": result,
+                "teams": [
+                    {
+                        "players": [s.label() for s in seats if s.number % game.teams == t],
+                        "mine": t == mine,
+                        "wins": standing.wins[t],
+                    }
+                    for t in sorted(range(game.teams), key=lambda t: (t != mine, t))
+                ],
+            }
+        )
+    out.sort(key=lambda s: s["last"].finished_at or s["last"].created_at, reverse=True)
     return out
 
 

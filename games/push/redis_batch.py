@@ -55,8 +55,11 @@ log = logging.getLogger(__name__)
 def batched(layer):
     """Whether `layer` is a channels-redis layer on one Redis host given by its address (the
     batched path)."""
-    return (isinstance(layer, RedisChannelLayer) and layer.ring_size == 1
-            and "address" in layer.hosts[0])
+    return (
+        isinstance(layer, RedisChannelLayer)
+        and layer.ring_size == 1
+        and "address" in layer.hosts[0]
+    )
 
 
 _MEMBERS_LUA = """
@@ -86,6 +89,7 @@ end
 return over
 """
 
+
 def _connect(client_class, layer):
     """A client of `client_class` (redis-py's, or its asyncio one) for the layer's host, with
     the host's options (socket_timeout...) as channels-redis would use them."""
@@ -94,7 +98,9 @@ def _connect(client_class, layer):
     return client_class.from_url(host["address"], **options)
 
 
-_clients: dict[tuple[int, str], tuple[Any, Any, Any]] = {}  # (pid, the host's settings) -> (client, members script, batch script)
+_clients: dict[
+    tuple[int, str], tuple[Any, Any, Any]
+] = {}  # (pid, the host's settings) -> (client, members script, batch script)
 _clients_lock = threading.Lock()
 
 
@@ -110,8 +116,11 @@ def _client(layer):
             found = _clients.get(key)
             if found is None:
                 client = _connect(redis.Redis, layer)
-                found = _clients[key] = (client, client.register_script(_MEMBERS_LUA),
-                                         client.register_script(_BATCH_LUA))
+                found = _clients[key] = (
+                    client,
+                    client.register_script(_MEMBERS_LUA),
+                    client.register_script(_BATCH_LUA),
+                )
     return found
 
 
@@ -123,8 +132,11 @@ def group_members(layer, groups):
     if not groups:
         return {}
     client, members_script, _ = _client(layer)
-    replies = members_script(keys=[layer._group_key(group) for group in groups],
-                             args=[int(time.time()) - layer.group_expiry], client=client)
+    replies = members_script(
+        keys=[layer._group_key(group) for group in groups],
+        args=[int(time.time()) - layer.group_expiry],
+        client=client,
+    )
     return {group: [m.decode("utf8") for m in found] for group, found in zip(groups, replies)}
 
 
@@ -147,7 +159,8 @@ def group_send_batch(layer, pushes, members=None):
         return
     client, _, batch_script = _client(layer)
     over = batch_script(
-        keys=keys, args=[*messages, *capacities, time.time(), layer.expiry, now - int(layer.expiry)],
+        keys=keys,
+        args=[*messages, *capacities, time.time(), layer.expiry, now - int(layer.expiry)],
         client=client,
     )
     if over:
@@ -160,7 +173,9 @@ def group_send_batch(layer, pushes, members=None):
 # socket_timeout (config/settings.py), so that a quiet process reads no time-out, and the
 # longest a reader outlives the last socket of its loop.
 READ_WAIT = 2
-_readers: dict[tuple[Any, Any], "_Reader"] = {}  # (event loop, layer) -> _Reader of that loop's sockets
+_readers: dict[
+    tuple[Any, Any], "_Reader"
+] = {}  # (event loop, layer) -> _Reader of that loop's sockets
 _numbers = itertools.count(1)
 _process = uuid.uuid4().hex[:12]
 # What a socket is told when its reader lost Redis (games.consumers.CheckedSocket.layer_lost).
@@ -209,8 +224,11 @@ class _Reader:
         sockets' group memberships too, so every socket of this reader is told to close, and
         its page reconnects, joins its groups again and fetches what it missed; the sockets
         that connect meanwhile get a reader of their own."""
-        log.warning("could not read the sockets' pushes from Redis, closing %s sockets: %s",
-                    len(self.channels), exc)
+        log.warning(
+            "could not read the sockets' pushes from Redis, closing %s sockets: %s",
+            len(self.channels),
+            exc,
+        )
         self.stopped = True
         if _readers.get(self.key) is self:
             del _readers[self.key]

@@ -110,8 +110,18 @@ def _holder_and_key_sql() -> str:
     return sql
 
 
-_INSERT_COLUMNS = ("game_id", "seq", "kind", "seat", "actor", "user_id", "action", "events",
-                   "idempotency_key", "created_at")
+_INSERT_COLUMNS = (
+    "game_id",
+    "seq",
+    "kind",
+    "seat",
+    "actor",
+    "user_id",
+    "action",
+    "events",
+    "idempotency_key",
+    "created_at",
+)
 
 
 def _write_sql(names: tuple[str, ...]) -> str:
@@ -121,9 +131,11 @@ def _write_sql(names: tuple[str, ...]) -> str:
     sql = _sql.get(key)
     if sql is None:
         values = ", ".join(
-            "%s::jsonb" if c in ("action", "events") else "%s" for c in _INSERT_COLUMNS)
+            "%s::jsonb" if c in ("action", "events") else "%s" for c in _INSERT_COLUMNS
+        )
         sets = ", ".join(
-            f"{_q(_GAME_COLUMNS[n])} = %s::jsonb" if n in _GAME_JSON
+            f"{_q(_GAME_COLUMNS[n])} = %s::jsonb"
+            if n in _GAME_JSON
             else f"{_q(_GAME_COLUMNS[n])} = %s"
             for n in names
         )
@@ -184,8 +196,12 @@ class SeatHolder:
     is_active: bool
 
     def may_play(self, now: datetime) -> bool:
-        return (self.user_id is not None and self.is_active and self.banned_at is None
-                and (self.suspended_until is None or self.suspended_until <= now))
+        return (
+            self.user_id is not None
+            and self.is_active
+            and self.banned_at is None
+            and (self.suspended_until is None or self.suspended_until <= now)
+        )
 
 
 def lock_game(
@@ -211,10 +227,14 @@ def lock_game(
         holder: SeatHolder | None = None
         if idempotency_key:
             prior = GameEvent.objects.filter(
-                game_id=game.pk, idempotency_key=idempotency_key).first()
+                game_id=game.pk, idempotency_key=idempotency_key
+            ).first()
         if seat is not None:
-            row = (Seat.objects.filter(game_id=game.pk, number=seat)
-                   .values_list("user_id", *(f"user__{f}" for f in HOLDER_FIELDS)).first())
+            row = (
+                Seat.objects.filter(game_id=game.pk, number=seat)
+                .values_list("user_id", *(f"user__{f}" for f in HOLDER_FIELDS))
+                .first()
+            )
             holder = _holder(row)
         return game, prior, holder
     with connection.cursor() as cursor:
@@ -242,8 +262,11 @@ def lock_game(
         snapshot = _instance(GameSnapshot, snapshot_row, _SNAPSHOT_JSON_POS, _SNAPSHOT_NAMES)
         snapshot._state.fields_cache["game"] = game
     game._state.fields_cache["snapshot"] = snapshot
-    prior = (None if prior_row is None
-             else _instance(GameEvent, prior_row, _EVENT_JSON_POS, _EVENT_NAMES))
+    prior = (
+        None
+        if prior_row is None
+        else _instance(GameEvent, prior_row, _EVENT_JSON_POS, _EVENT_NAMES)
+    )
     return game, prior, _holder(holder_row)
 
 
@@ -257,9 +280,19 @@ def _holder(row: Sequence[Any] | None) -> SeatHolder | None:
 
 
 def append(
-    game: Game, *, seq: int, kind: str, seat: int | None, actor: str, user: User | None,
-    action: Action | None, events: list[Event], idempotency_key: str | None, now: datetime,
-    columns: Mapping[str, Any], state: SnapshotDict | None,
+    game: Game,
+    *,
+    seq: int,
+    kind: str,
+    seat: int | None,
+    actor: str,
+    user: User | None,
+    action: Action | None,
+    events: list[Event],
+    idempotency_key: str | None,
+    now: datetime,
+    columns: Mapping[str, Any],
+    state: SnapshotDict | None,
 ) -> GameEvent:
     """Appends event `seq`, sets the game's `columns` and the snapshot to `state` (a dict;
     None for a table not yet dealt, which has no snapshot row to set).
@@ -268,16 +301,32 @@ def append(
     """
     if connection.vendor != "postgresql":
         event = GameEvent.objects.create(
-            game=game, seq=seq, kind=kind, seat=seat, actor=actor, user=user, action=action,
-            events=events, idempotency_key=idempotency_key, created_at=now,
+            game=game,
+            seq=seq,
+            kind=kind,
+            seat=seat,
+            actor=actor,
+            user=user,
+            action=action,
+            events=events,
+            idempotency_key=idempotency_key,
+            created_at=now,
         )
         Game.objects.filter(pk=game.pk).update(**columns)
         GameSnapshot.objects.filter(game_id=game.pk).update(seq=seq, state=state, updated_at=now)
         return event
     names = tuple(columns)
     params: list[Any] = [
-        game.pk, seq, _plain(kind), seat, _plain(actor), None if user is None else user.pk,
-        _dumps(action), json.dumps(events), idempotency_key, now,
+        game.pk,
+        seq,
+        _plain(kind),
+        seat,
+        _plain(actor),
+        None if user is None else user.pk,
+        _dumps(action),
+        json.dumps(events),
+        idempotency_key,
+        now,
     ]
     params += [_dumps(columns[n]) if n in _GAME_JSON else _plain(columns[n]) for n in names]
     params += [game.pk, seq, json.dumps(state), now, game.pk]
@@ -285,8 +334,17 @@ def append(
         cursor.execute(_write_sql(names), params)
         (event_id,) = cursor.fetchone()
     event = GameEvent(
-        id=event_id, game=game, seq=seq, kind=kind, seat=seat, actor=actor, user=user,
-        action=action, events=events, idempotency_key=idempotency_key, created_at=now,
+        id=event_id,
+        game=game,
+        seq=seq,
+        kind=kind,
+        seat=seat,
+        actor=actor,
+        user=user,
+        action=action,
+        events=events,
+        idempotency_key=idempotency_key,
+        created_at=now,
     )
     event._state.adding = False
     event._state.db = connection.alias
@@ -308,11 +366,15 @@ def claim_stalled_bots(game: Game, now: datetime) -> bool:
     conditional update of `bot_due_at` that hits the row only while the game is still at
     the event and the due time it was found at, so a second sweep running at the same time
     claims nothing."""
-    return bool(Game.objects.filter(pk=game.pk, last_seq=game.last_seq,
-                                    bot_due_at=game.bot_due_at).update(bot_due_at=now))
+    return bool(
+        Game.objects.filter(pk=game.pk, last_seq=game.last_seq, bot_due_at=game.bot_due_at).update(
+            bot_due_at=now
+        )
+    )
 
 
 # --- what a push reads (games.effects, games.presenters.table) ----------------------------
+
 
 class EventRow:
     """One event row as a push reads it: `seq`, and `events` parsed from `raw` (the stored
@@ -321,8 +383,12 @@ class EventRow:
 
     __slots__ = ("seq", "raw", "_events")
 
-    def __init__(self, seq: int, events: list[Event] | None = None, raw: str | None = None,
-                 ) -> None:
+    def __init__(
+        self,
+        seq: int,
+        events: list[Event] | None = None,
+        raw: str | None = None,
+    ) -> None:
         self.seq, self.raw, self._events = seq, raw, events
 
     @property
@@ -344,8 +410,9 @@ def recent_events(game_id: int, limit: int | None) -> list[EventRow]:
     log needs, without building a model instance per row on every push."""
     if connection.vendor != "postgresql":
         newest = GameEvent.objects.filter(game_id=game_id).order_by("-seq")
-        return [EventRow(seq, events)
-                for seq, events in newest.values_list("seq", "events")[:limit]][::-1]
+        return [
+            EventRow(seq, events) for seq, events in newest.values_list("seq", "events")[:limit]
+        ][::-1]
     sql = _sql.get("recent")
     if sql is None:
         sql = _sql["recent"] = (
@@ -383,7 +450,8 @@ def table_seats(game_id: int) -> list[Seat]:
         seat = Seat.from_db(connection.alias, _SEAT_FIELDS, row[:n])
         if seat.user_id is not None:
             seat._state.fields_cache["user"] = user_model.from_db(
-                connection.alias, _USER_NAME_FIELDS, row[n:])
+                connection.alias, _USER_NAME_FIELDS, row[n:]
+            )
         else:
             seat._state.fields_cache["user"] = None
         seats.append(seat)
@@ -391,6 +459,7 @@ def table_seats(game_id: int) -> list[Seat]:
 
 
 # --- the state: the snapshot and the events after it ---------------------------------
+
 
 def load_state(game: Game, snapshot: GameSnapshot | None = None) -> engine.GameState:
     """The engine game for `game`: its snapshot plus any events recorded after it."""

@@ -52,8 +52,7 @@ class HistoryReplicaRouter:
     """settings.DATABASE_ROUTERS: games' reads inside `reads_from_replica` go to the replica."""
 
     def db_for_read(self, model: type[Model], **hints: Any) -> str | None:
-        if (_reading_history.get() and model._meta.app_label == "games"
-                and replica_configured()):
+        if _reading_history.get() and model._meta.app_label == "games" and replica_configured():
             return REPLICA
         return None
 

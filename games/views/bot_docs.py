@@ -16,11 +16,15 @@ def example_code():
 
 
 def bot_docs(request):
-    return render(request, "api/docs.html", {
-        "example": example_code(),
-        "timeouts": settings.TIMEOUTS_BEFORE_BOT,
-        "rate_limit": settings.API_RATE_LIMIT,
-        "rate_window": settings.API_RATE_WINDOW,
-        "streams_limit": settings.API_STREAMS_PER_BOT,
-        "tokens_per_day": settings.API_TOKENS_PER_DAY,
-    })
+    return render(
+        request,
+        "api/docs.html",
+        {
+            "example": example_code(),
+            "timeouts": settings.TIMEOUTS_BEFORE_BOT,
+            "rate_limit": settings.API_RATE_LIMIT,
+            "rate_window": settings.API_RATE_WINDOW,
+            "streams_limit": settings.API_STREAMS_PER_BOT,
+            "tokens_per_day": settings.API_TOKENS_PER_DAY,
+        },
+    )

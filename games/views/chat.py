@@ -80,6 +80,9 @@ def _bad_toggle():
 @login_required
 @require_POST
 def report(request, game_id, message_id):
-    return _answer(request, game_id,
-                   lambda game, seat: chat_moderation.report(game.pk, message_id, request.user),
-                   note="Reported: a moderator will read the message.")
+    return _answer(
+        request,
+        game_id,
+        lambda game, seat: chat_moderation.report(game.pk, message_id, request.user),
+        note="Reported: a moderator will read the message.",
+    )

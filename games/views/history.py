@@ -90,8 +90,9 @@ def leaderboard(request):
         "sizes": [(n, dict(Game.PLAYERS)[n]) for n in rating_views.SIZES],
         "rows": rating_views.leaderboard(players),
         "min_games": rating_views.min_games(),
-        "mine": next((r for r in rating_views.profile_ratings(request.user)
-                      if r["players"] == players), None),
+        "mine": next(
+            (r for r in rating_views.profile_ratings(request.user) if r["players"] == players), None
+        ),
     }
     return render(request, "history/leaderboard.html", context)
 
@@ -129,8 +130,11 @@ def replay_view(request, game_id):
     own = replay.seat_of(game, request.user)
     frame = replay.frame(game, rows, step, perspective, names, reader=own, seats=seats)
     finished = replay.is_finished(game)
-    params = {"all": 1} if perspective.all_hands else (
-        {} if perspective.seat is None else {"seat": perspective.seat})
+    params = (
+        {"all": 1}
+        if perspective.all_hands
+        else ({} if perspective.seat is None else {"seat": perspective.seat})
+    )
 
     def link(to):
         return "?" + urlencode({"step": to, **params})
@@ -183,9 +187,12 @@ def export_view(request, game_id):
 
 class VerifyForm(forms.Form):
     """A seed and a secret to check a finished game's deals against (GET, no script)."""
+
     seed = forms.IntegerField(min_value=-(2**63), max_value=2**63 - 1)
     secret = forms.RegexField(
-        regex=r"^[0-9a-fA-F]{64}$", max_length=64, strip=True,
+        regex=r"^[0-9a-fA-F]{64}$",
+        max_length=64,
+        strip=True,
         error_messages={"invalid": "The secret is 64 hexadecimal characters (0-9, a-f)."},
     )
 
@@ -208,14 +215,17 @@ def verify_view(request, game_id):
     context = {
         "game": game,
         "revealed": fairness.revealed(game),
-        "commitments": [{"round": r, "value": c, "short": fairness.short(c)}
-                        for r, c in fairness.page_commitments(game)],
+        "commitments": [
+            {"round": r, "value": c, "short": fairness.short(c)}
+            for r, c in fairness.page_commitments(game)
+        ],
     }
     status = 200
     if context["revealed"]:
         asked = "seed" in request.GET or "secret" in request.GET
-        form = VerifyForm(request.GET if asked else None,
-                          initial={"seed": game.seed, "secret": game.deal_secret})
+        form = VerifyForm(
+            request.GET if asked else None, initial={"seed": game.seed, "secret": game.deal_secret}
+        )
         seed, secret, result = game.seed, game.deal_secret, None
         if asked and form.is_valid():
             seed, secret = form.cleaned_data["seed"], form.cleaned_data["secret"]
@@ -227,15 +237,24 @@ def verify_view(request, game_id):
             window = settings.VERIFY_RATE_WINDOW
             if ratelimit.hit("verify", request.user.pk, window) > settings.VERIFY_RATE_LIMIT:
                 wait = max(1, ratelimit.retry_after("verify", request.user.pk))
-                form.add_error(None, f"Too many checks with other values: at most "
-                                     f"{settings.VERIFY_RATE_LIMIT} in {window} seconds. "
-                                     f"Try again in {wait} s.")
+                form.add_error(
+                    None,
+                    f"Too many checks with other values: at most "
+                    f"{settings.VERIFY_RATE_LIMIT} in {window} seconds. "
+                    f"Try again in {wait} s.",
+                )
                 status = 429
             else:
                 result = fairness.verify_game(game, seed, secret)
-        context.update({
-            "form": form, "result": result, "seed": game.seed, "secret": game.deal_secret,
-            "checked_seed": seed, "checked_secret": secret,
-            "own_values": seed == game.seed and secret == game.deal_secret,
-        })
+        context.update(
+            {
+                "form": form,
+                "result": result,
+                "seed": game.seed,
+                "secret": game.deal_secret,
+                "checked_seed": seed,
+                "checked_secret": secret,
+                "own_values": seed == game.seed and secret == game.deal_secret,
+            }
+        )
     return render(request, "history/verify.html", context, status=status)

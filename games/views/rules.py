@@ -16,11 +16,14 @@ def rules(request):
         "actions": faces("BS", "GR", "YD2"),
         "wilds": faces("W", "WTP", "WTD4"),
         # The trades, each as a short game of its own: two partners' cards.
-        "setup": {"you": faces("R3", "Y7", "GS", "B1"), "give": card_face("Y7"),
-                  "partner": faces("R9", "G4", "B6", "WTP"), "get": card_face("R9")},
+        "setup": {
+            "you": faces("R3", "Y7", "GS", "B1"),
+            "give": card_face("Y7"),
+            "partner": faces("R9", "G4", "B6", "WTP"),
+            "get": card_face("R9"),
+        },
         "swap": {"played": card_face("G5P"), "give": card_face("BD2"), "get": card_face("Y1")},
         "half": {"partner": faces("R4", "Y4", "G1", "GR", "B7"), "given": faces("Y4", "G1")},
-        "tag": {"drawn": card_face("B3"), "hand": faces("R6", "GS", "B3"),
-                "given": faces("GS")},
+        "tag": {"drawn": card_face("B3"), "hand": faces("R6", "GS", "B3"), "given": faces("GS")},
     }
     return render(request, "rules.html", context)

@@ -40,8 +40,7 @@ def _table(request, context, status=200):
     fragments = render_fragments(context, request)
     if request.htmx:
         return HttpResponse(fragments, status=status)
-    return render(request, "games/table.html", {**context, "fragments": fragments},
-                  status=status)
+    return render(request, "games/table.html", {**context, "fragments": fragments}, status=status)
 
 
 def _form_action(post):
@@ -50,7 +49,11 @@ def _form_action(post):
         return {"type": "give", "cards": post.getlist("cards")}
     if "pick" in post:
         cards = post.getlist("cards")
-        return {"type": "pass", "card": cards[0]} if len(cards) == 1 else {"type": "pass", "card": None}
+        return (
+            {"type": "pass", "card": cards[0]}
+            if len(cards) == 1
+            else {"type": "pass", "card": None}
+        )
     if post.get("concede"):
         return {"type": "concede"}
     if post.get("play"):
@@ -78,8 +81,9 @@ def act(request, game_id):
     reader = _reader(request, game_id)
     error, status = None, 200
     try:
-        seat_door.decide(reader, _form_action(request.POST), request.POST.get("key") or None,
-                         key_needed=False)
+        seat_door.decide(
+            reader, _form_action(request.POST), request.POST.get("key") or None, key_needed=False
+        )
     except decisions.DecisionRefused as exc:
         error, status = str(exc), seat_door.refusal(exc).status
     if reader.game.status == Game.Status.OPEN:

@@ -16,13 +16,23 @@ STRANGER = "stranger@example.com"
 def use_a_cache_whose_clock_moves(settings):
     # The windows are measured by the cache's clock: Redis keeps real time, the
     # in-process cache follows time-machine.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": "confirmation-limits"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "confirmation-limits",
+        }
+    }
 
 
 def point_profile_at(client, user, address):
-    data = {"display_name": user.display_name, "email": address, "time_zone": user.time_zone,
-            "turn_email": "immediate", "digest_hour": "8", "notify_reminder_email": "on"}
+    data = {
+        "display_name": user.display_name,
+        "email": address,
+        "time_zone": user.time_zone,
+        "turn_email": "immediate",
+        "digest_hour": "8",
+        "notify_reminder_email": "on",
+    }
     assert client.post(reverse("accounts:profile"), data).status_code == 302
 
 
@@ -44,8 +54,7 @@ def test_it_refuses_resends_within_the_interval_and_sends_nothing(client, ana, s
 
     assert [a.status_code for a in answers] == [429] * 10
     assert len(mails_to(STRANGER)) == 1  # the one the change itself sent
-    assert ("We sent you a confirmation link less than 5 minutes ago"
-            in answers[0].content.decode())
+    assert "We sent you a confirmation link less than 5 minutes ago" in answers[0].content.decode()
     assert "You can ask for another in 5 minutes." in answers[0].content.decode()
 
 
@@ -89,9 +98,16 @@ def test_it_holds_the_daily_cap_across_intervals(client, ana, settings):
 def test_the_sign_up_link_counts_too(client, settings):
     use_a_cache_whose_clock_moves(settings)
     with time_machine.travel("2030-01-01 12:00", tick=False):
-        client.post(reverse("accounts:signup"), {
-            "username": "newbie", "email": STRANGER, "display_name": "",
-            "password1": PASSWORD, "password2": PASSWORD})
+        client.post(
+            reverse("accounts:signup"),
+            {
+                "username": "newbie",
+                "email": STRANGER,
+                "display_name": "",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+            },
+        )
 
         response = resend(client)
 

@@ -12,8 +12,7 @@ from tests.accounts.test_profile import profile_data
 pytestmark = pytest.mark.django_db
 
 
-def test_the_profile_tells_the_games_app_to_replan_the_waiting_emails(client, ana,
-                                                                     monkeypatch):
+def test_the_profile_tells_the_games_app_to_replan_the_waiting_emails(client, ana, monkeypatch):
     replanned = []
     monkeypatch.setattr(outbox, "replan", replanned.append)
     client.force_login(ana)

@@ -52,8 +52,12 @@ def test_the_limit_counts_attempts_from_one_address_across_usernames(client, ana
 def test_the_limit_lifts_after_the_window(client, ana, settings):
     # The window is measured by the cache's clock: use the in-process cache,
     # whose clock time-machine can move.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": "window-test"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "window-test",
+        }
+    }
     settings.LOGIN_RATE_LIMIT = 2
     settings.LOGIN_RATE_WINDOW = 600
     with time_machine.travel("2030-01-01 12:00", tick=False) as clock:

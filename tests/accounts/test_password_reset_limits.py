@@ -14,13 +14,16 @@ DONE = reverse("accounts:password_reset_done")
 def use_a_cache_whose_clock_moves(settings):
     # The windows are measured by the cache's clock: Redis keeps real time, the
     # in-process cache follows time-machine.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": "password-reset-limits"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "password-reset-limits",
+        }
+    }
 
 
 def ask(client, address, ip="203.0.113.7"):
-    return client.post(reverse("accounts:password_reset"), {"email": address},
-                       REMOTE_ADDR=ip)
+    return client.post(reverse("accounts:password_reset"), {"email": address}, REMOTE_ADDR=ip)
 
 
 def answer(response):
@@ -37,8 +40,9 @@ def test_ten_anonymous_posts_for_one_address_send_it_only_the_limit(client, ana,
     assert all(m.to == ["ana@example.com"] for m in mail.outbox)
 
 
-def test_the_limit_answers_alike_for_an_address_with_an_account_and_one_without(client, ana,
-                                                                                  settings):
+def test_the_limit_answers_alike_for_an_address_with_an_account_and_one_without(
+    client, ana, settings
+):
     """No account enumeration: past the limit or not, used or not, the same redirect."""
     settings.PASSWORD_RESET_RATE_LIMIT = 2
     settings.PASSWORD_RESET_IP_LIMIT = 100
@@ -75,7 +79,8 @@ def test_one_client_asking_for_many_addresses_is_refused_past_its_limit(client, 
 
     assert refused.status_code == 429
     assert "Too many password reset requests from your network address" in (
-        refused.content.decode())
+        refused.content.decode()
+    )
     assert mail.outbox == []
     # Another client is not refused for it.
     assert answer(ask(client, "ana@example.com", ip="198.51.100.9")) == (302, DONE)

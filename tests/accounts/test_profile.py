@@ -29,8 +29,14 @@ def test_a_player_sets_display_name_time_zone_and_notifications(client, ana):
 
     response = client.post(
         reverse("accounts:profile"),
-        profile_data(ana, display_name="Ana B.", time_zone="Europe/Lisbon",
-                     notify_reminder_email=None, turn_email="digest", digest_hour="19"),
+        profile_data(
+            ana,
+            display_name="Ana B.",
+            time_zone="Europe/Lisbon",
+            notify_reminder_email=None,
+            turn_email="digest",
+            digest_hour="19",
+        ),
     )
 
     assert response.status_code == 302
@@ -94,8 +100,7 @@ def test_a_new_address_is_attached_only_once_its_link_is_followed(client, ana):
 
     assert response.status_code == 200
     ana.refresh_from_db()
-    assert (ana.email, ana.email_confirmed, ana.pending_email) == (
-        "ana.new@example.com", True, "")
+    assert (ana.email, ana.email_confirmed, ana.pending_email) == ("ana.new@example.com", True, "")
     assert client.get(reverse("accounts:confirm_email", args=[old_token])).status_code == 400
 
 
@@ -113,9 +118,7 @@ def comparable(page, *words):
     return html
 
 
-def test_it_answers_a_change_to_a_taken_address_exactly_like_one_to_a_free_address(
-    client, ana, bo
-):
+def test_it_answers_a_change_to_a_taken_address_exactly_like_one_to_a_free_address(client, ana, bo):
     client.force_login(ana)
 
     taken_answer, taken_page = change_email(client, ana, "BO@example.com")
@@ -126,7 +129,8 @@ def test_it_answers_a_change_to_a_taken_address_exactly_like_one_to_a_free_addre
     assert taken_answer["Location"] == free_answer["Location"]
     assert "Please confirm bo@example.com" in taken_page.content.decode()
     assert comparable(taken_page.content.decode(), "bo@example.com") == comparable(
-        free_page.content.decode(), "ana.new@example.com")
+        free_page.content.decode(), "ana.new@example.com"
+    )
 
 
 def test_it_tells_the_owner_of_a_taken_address_once_and_attaches_nothing(client, ana, bo):
@@ -163,19 +167,27 @@ def test_it_refuses_email_changes_past_the_limit(client, ana, settings):
     for n in range(2):
         assert change_email(client, ana, f"ana{n}@example.com")[0].status_code == 302
 
-    response = client.post(reverse("accounts:profile"),
-                           profile_data(ana, email="ana9@example.com", display_name="Changed"))
+    response = client.post(
+        reverse("accounts:profile"),
+        profile_data(ana, email="ana9@example.com", display_name="Changed"),
+    )
 
     assert response.status_code == 429
-    assert ("You have changed your email address too many times. "
-            "You can change it again in 24 hours.") in response.content.decode()
+    assert (
+        "You have changed your email address too many times. You can change it again in 24 hours."
+    ) in response.content.decode()
     ana.refresh_from_db()
     assert (ana.email, ana.pending_email, ana.display_name) == (
-        "ana@example.com", "ana1@example.com", "Ana")
+        "ana@example.com",
+        "ana1@example.com",
+        "Ana",
+    )
     assert len(mail.outbox) == 2
     # The rest of the profile can still be saved.
-    response = client.post(reverse("accounts:profile"),
-                           profile_data(ana, email="ana1@example.com", display_name="Changed"))
+    response = client.post(
+        reverse("accounts:profile"),
+        profile_data(ana, email="ana1@example.com", display_name="Changed"),
+    )
     assert response.status_code == 302
 
 

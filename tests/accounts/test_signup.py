@@ -80,12 +80,14 @@ def test_it_answers_a_sign_up_with_a_taken_address_exactly_like_one_with_a_free_
     assert taken_answer["Location"] == free_answer["Location"]
     assert "We sent a confirmation link to ana@example.com" in taken_page.content.decode()
     assert comparable(taken_page.content.decode(), "ana@example.com") == comparable(
-        free_page.content.decode(), "newbie@example.com")
+        free_page.content.decode(), "newbie@example.com"
+    )
     # The profile, where the address shows, tells them apart no more.
     free_profile = free_client.get(reverse("accounts:profile")).content.decode()
     taken_profile = taken_client.get(reverse("accounts:profile")).content.decode()
     assert comparable(taken_profile, "ana@example.com", "rookie") == comparable(
-        free_profile, "newbie@example.com", "newbie")
+        free_profile, "newbie@example.com", "newbie"
+    )
 
 
 def test_it_tells_the_owner_of_a_taken_address_once_and_leaves_their_account_alone(ana):

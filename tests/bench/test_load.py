@@ -58,7 +58,9 @@ def test_what_the_tool_reads_from_each_page_is_what_the_engine_allows(four, seed
         for seat in range(4):
             html, state = page(game, seat)
             assert page_seq(html) == game.last_seq
-            assert page_choices(html) == engine_choices(state, seat), f"seat {seat} at {game.last_seq}"
+            assert page_choices(html) == engine_choices(state, seat), (
+                f"seat {seat} at {game.last_seq}"
+            )
             action = pick_action(html, rng)
             if action is not None:
                 movers.append((seat, action))
@@ -71,13 +73,15 @@ def test_what_the_tool_reads_from_each_page_is_what_the_engine_allows(four, seed
 
 
 def test_a_wild_gets_a_colour_and_a_playable_card_is_preferred_to_drawing():
-    html = ('<form id="hand-form" method="post" data-mode="play" data-need="0">'
-            '<button type="submit" class="card hand-card" id="card-0-R7" name="play" value="R7" '
-            'aria-label="Red 7" disabled>x</button>'
-            '<button type="button" class="card hand-card playable" id="card-1-W" aria-label="Wild" '
-            'data-wild="W" aria-expanded="false">x</button>'
-            '<button type="submit" class="primary" name="do" value="draw" id="btn-draw">'
-            'Draw a card</button>')
+    html = (
+        '<form id="hand-form" method="post" data-mode="play" data-need="0">'
+        '<button type="submit" class="card hand-card" id="card-0-R7" name="play" value="R7" '
+        'aria-label="Red 7" disabled>x</button>'
+        '<button type="button" class="card hand-card playable" id="card-1-W" aria-label="Wild" '
+        'data-wild="W" aria-expanded="false">x</button>'
+        '<button type="submit" class="primary" name="do" value="draw" id="btn-draw">'
+        "Draw a card</button>"
+    )
     for n in range(20):
         action = pick_action(html, random.Random(n))
         assert action["type"] == "play" and action["card"] == "W" and action["color"] in "RYGB"
@@ -102,8 +106,12 @@ def test_history_plays_the_moves_asked_and_leaves_no_clock_running(four):
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
     assert game.last_seq == start + 30
-    assert (game.clocks, game.deadline_at, game.wake_at, game.countdown_at) == ({}, None, None,
-                                                                              None)
+    assert (game.clocks, game.deadline_at, game.wake_at, game.countdown_at) == (
+        {},
+        None,
+        None,
+        None,
+    )
     # The state is the one those moves make, and the game goes on from it.
     state = store.load_state(game)
     assert state.to_dict() == store.replay(game).to_dict()

@@ -30,5 +30,7 @@ class Moved:
 
     def __call__(self):
         after = scrape(self.client)
-        return [value(after, name, **labels) - value(self.before, name, **labels)
-                for name, labels in self.wanted]
+        return [
+            value(after, name, **labels) - value(self.before, name, **labels)
+            for name, labels in self.wanted
+        ]

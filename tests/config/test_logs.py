@@ -39,8 +39,11 @@ def said(caplog):
     caplog.set_level(logging.INFO)
 
     def lines():
-        return [(r.name, r.levelname, r.getMessage(), r) for r in caplog.records
-                if r.levelno >= logging.INFO]
+        return [
+            (r.name, r.levelname, r.getMessage(), r)
+            for r in caplog.records
+            if r.levelno >= logging.INFO
+        ]
 
     return lines
 
@@ -82,11 +85,13 @@ def test_the_sweeps_that_find_nothing_to_do_log_nothing_at_info(said, ana, no_ta
     with travel(at(5)):
         for name, entry in django_settings.CELERY_BEAT_SCHEDULE.items():
             # The beat's own code logs its "Sending due task" line...
-            scheduler.apply_entry(ScheduleEntry(name=name, task=entry["task"],
-                                                schedule=entry["schedule"], app=celery_app))
+            scheduler.apply_entry(
+                ScheduleEntry(
+                    name=name, task=entry["task"], schedule=entry["schedule"], app=celery_app
+                )
+            )
             # ...the worker its "received" line (celery/worker/strategy.py's call)...
-            context = {"id": "1", "name": entry["task"], "args": "()", "kwargs": "{}",
-                       "eta": None}
+            context = {"id": "1", "name": entry["task"], "args": "()", "kwargs": "{}", "eta": None}
             strategy.info(LOG_RECEIVED, context, extra={"data": context})
         # ...and Celery's tracer its "succeeded" line for each task it runs.
         assert tasks.sweep_clocks.apply().get() == 0
@@ -94,12 +99,13 @@ def test_the_sweeps_that_find_nothing_to_do_log_nothing_at_info(said, ana, no_ta
         assert tasks.fire_clock.apply(args=[game.pk]).get() is False
         assert tasks.deliver_emails.apply(args=[game.pk]).get() == 0
 
-    assert said()[len(said_before):] == []
+    assert said()[len(said_before) :] == []
 
 
 @pytest.mark.django_db
-def test_a_bot_sweep_that_sends_a_lost_move_again_says_so_in_one_line(said, ana, no_tasks,
-                                                                      monkeypatch):
+def test_a_bot_sweep_that_sends_a_lost_move_again_says_so_in_one_line(
+    said, ana, no_tasks, monkeypatch
+):
     """A lost bot move (a worker killed, a broker restarted) is worth an operator's look."""
     game = start_realtime([ana], bots=["easy"])
     monkeypatch.setattr(tasks.play_bot, "delay", lambda *args: None)
@@ -111,7 +117,8 @@ def test_a_bot_sweep_that_sends_a_lost_move_again_says_so_in_one_line(said, ana,
     lines = said()[before:]
     assert messages(lines) == [
         f"3 bot moves had waited over {django_settings.BOT_STALL_SECONDS} s and were sent "
-        f"again (games {game.pk})"]
+        f"again (games {game.pk})"
+    ]
     assert lines[0][1] == "WARNING" and lines[0][3].games == [game.pk]
 
 
@@ -119,8 +126,9 @@ def test_a_bot_sweep_that_sends_a_lost_move_again_says_so_in_one_line(said, ana,
 
 
 @pytest.mark.django_db
-def test_play_now_logs_one_line_naming_the_game_it_started(said, ana, no_tasks,
-                                                          django_capture_on_commit_callbacks):
+def test_play_now_logs_one_line_naming_the_game_it_started(
+    said, ana, no_tasks, django_capture_on_commit_callbacks
+):
     client = Client()
     client.force_login(ana)
 
@@ -135,8 +143,9 @@ def test_play_now_logs_one_line_naming_the_game_it_started(said, ana, no_tasks,
 
 
 @pytest.mark.django_db
-def test_the_last_move_logs_one_line_that_the_game_finished(said, four, no_tasks,
-                                                            django_capture_on_commit_callbacks):
+def test_the_last_move_logs_one_line_that_the_game_finished(
+    said, four, no_tasks, django_capture_on_commit_callbacks
+):
     game = make_started_game(four)
     before = len(said())
 
@@ -151,8 +160,9 @@ def test_the_last_move_logs_one_line_that_the_game_finished(said, four, no_tasks
 
 
 @pytest.mark.django_db
-def test_a_time_out_logs_one_line_naming_the_game_and_the_seat(said, ana, no_tasks,
-                                                               django_capture_on_commit_callbacks):
+def test_a_time_out_logs_one_line_naming_the_game_and_the_seat(
+    said, ana, no_tasks, django_capture_on_commit_callbacks
+):
     game = start_realtime([ana], bots=["easy"])
     before = len(said())
 
@@ -165,8 +175,9 @@ def test_a_time_out_logs_one_line_naming_the_game_and_the_seat(said, ana, no_tas
 
 
 @pytest.mark.django_db
-def test_the_time_out_that_hands_a_seat_to_a_bot_says_so(said, ana, no_tasks, settings,
-                                                         django_capture_on_commit_callbacks):
+def test_the_time_out_that_hands_a_seat_to_a_bot_says_so(
+    said, ana, no_tasks, settings, django_capture_on_commit_callbacks
+):
     settings.TIMEOUTS_BEFORE_BOT = 1
     game = start_realtime([ana], bots=["easy"])
     before = len(said())
@@ -176,12 +187,14 @@ def test_the_time_out_that_hands_a_seat_to_a_bot_says_so(said, ana, no_tasks, se
 
     assert messages(said()[before:]) == [
         f"game {game.pk}: seat 0 timed out",
-        f"game {game.pk}: seat 0 timed out 1 times, a bot plays it to the end"]
+        f"game {game.pk}: seat 0 timed out 1 times, a bot plays it to the end",
+    ]
 
 
 @pytest.mark.django_db
 def test_a_player_away_past_the_hold_gets_a_bot_and_coming_back_sends_it_away(
-        said, ana, no_tasks, django_capture_on_commit_callbacks):
+    said, ana, no_tasks, django_capture_on_commit_callbacks
+):
     game = start_realtime([ana], bots=["easy"], move_seconds=600)
     with travel(at(1)):
         presence.seat_connected(game.pk, 0)
@@ -197,7 +210,8 @@ def test_a_player_away_past_the_hold_gets_a_bot_and_coming_back_sends_it_away(
     lines = said()[before:]
     assert messages(lines) == [
         f"game {game.pk}: seat 0 is away, a bot plays for it until its player is back",
-        f"game {game.pk}: seat 0 is back, its bot stands down"]
+        f"game {game.pk}: seat 0 is back, its bot stands down",
+    ]
     assert all((r.game, r.seat) == (game.pk, 0) for *_, r in lines)
 
 
@@ -206,9 +220,16 @@ def test_a_player_away_past_the_hold_gets_a_bot_and_coming_back_sends_it_away(
 
 @pytest.mark.django_db
 def test_a_sign_up_logs_its_confirmation_email_naming_the_user_not_the_address(said):
-    response = Client().post(reverse("accounts:signup"), {
-        "username": "newcomer", "email": "newcomer@example.com", "display_name": "",
-        "password1": PASSWORD, "password2": PASSWORD})
+    response = Client().post(
+        reverse("accounts:signup"),
+        {
+            "username": "newcomer",
+            "email": "newcomer@example.com",
+            "display_name": "",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+    )
 
     assert response.status_code == 302 and len(mail.outbox) == 1
     user = User.objects.get(username="newcomer")
@@ -227,8 +248,7 @@ def test_a_password_reset_email_is_logged_like_the_others(said, ana):
 
 
 @pytest.mark.django_db
-def test_game_emails_sent_and_refused_by_the_smtp_server_are_one_line_each(said, four,
-                                                                            settings):
+def test_game_emails_sent_and_refused_by_the_smtp_server_are_one_line_each(said, four, settings):
     """Turn-by-turn: the three players who must decide and are away get "your turn"; the
     first try meets an SMTP server that is not there, the next one goes."""
     with travel(at(0)):
@@ -243,11 +263,13 @@ def test_game_emails_sent_and_refused_by_the_smtp_server_are_one_line_each(said,
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     with travel(at(1 + settings.OUTBOX_RETRY_SECONDS + 1)):
         tasks.sweep_clocks.apply()
-    sent = said()[before + len(failed):]
+    sent = said()[before + len(failed) :]
 
     assert len(failed) == 1 and failed[0][1] == "ERROR"
-    assert failed[0][2].startswith("email turn to user ") and f"(game {game.pk}) failed" in (
-        failed[0][2])
+    assert (
+        failed[0][2].startswith("email turn to user ")
+        and f"(game {game.pk}) failed" in (failed[0][2])
+    )
     assert failed[0][3].game == game.pk
     recipients = {m.to[0] for m in mail.outbox}
     assert len(sent) == len(mail.outbox) >= 3
@@ -284,17 +306,26 @@ def test_a_refused_socket_is_one_line_naming_the_game_and_the_user(said, four, n
     player.force_login(four[1])
     before = len(said())
 
-    assert handshake(f"/ws/games/{game.pk}/",
-                     cookie=outsider.cookies["sessionid"].value) == (False, 4403)
-    assert handshake(f"/ws/games/{game.pk}/", origin=b"http://evil.example",
-                     cookie=player.cookies["sessionid"].value)[0] is False
+    assert handshake(f"/ws/games/{game.pk}/", cookie=outsider.cookies["sessionid"].value) == (
+        False,
+        4403,
+    )
+    assert (
+        handshake(
+            f"/ws/games/{game.pk}/",
+            origin=b"http://evil.example",
+            cookie=player.cookies["sessionid"].value,
+        )[0]
+        is False
+    )
     assert handshake("/ws/nothing-here/")[0] is False
 
     lines = said()[before:]
     assert messages(lines) == [
         f"socket of game {game.pk} refused to user {ed.pk}",
         "socket refused: its Origin 'http://evil.example' is not in ALLOWED_HOSTS",
-        "socket '/ws/nothing-here/' refused (4404): no such socket"]
+        "socket '/ws/nothing-here/' refused (4404): no such socket",
+    ]
     assert (lines[0][3].game, lines[0][3].user) == (game.pk, ed.pk)
 
 
@@ -304,8 +335,14 @@ def test_a_refused_socket_is_one_line_naming_the_game_and_the_user(said, four, n
 def _python(code, **env):
     environment = {k: v for k, v in os.environ.items() if k not in ("LOG_FORMAT", "LOG_LEVEL")}
     environment.update(DJANGO_SETTINGS_MODULE="config.settings", **env)
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_log_format_json_writes_one_json_object_a_line_with_the_games_and_users_fields():
@@ -319,14 +356,16 @@ def test_log_format_json_writes_one_json_object_a_line_with_the_games_and_users_
         "    1 / 0\n"
         "except ZeroDivisionError:\n"
         "    log.exception('game %s failed', 7, extra={'game': 7})\n",
-        LOG_FORMAT="json")
+        LOG_FORMAT="json",
+    )
 
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stderr.splitlines()]
     assert [(d["level"], d["logger"], d["message"]) for d in lines] == [
         ("INFO", "games.actions.decisions", "game 7 started: 4 players"),
         ("WARNING", "games.actions.decisions", "two\nlines"),
-        ("ERROR", "games.actions.decisions", "game 7 failed")]
+        ("ERROR", "games.actions.decisions", "game 7 failed"),
+    ]
     assert (lines[0]["game"], lines[1]["user"], lines[2]["game"]) == (7, 3, 7)
     assert "ZeroDivisionError" in lines[2]["exc"]
     assert all(d["time"].endswith("+00:00") for d in lines)
@@ -337,9 +376,25 @@ def test_a_celery_worker_logs_in_the_sites_format():
     env = {k: v for k, v in os.environ.items() if k not in ("LOG_LEVEL", "REDIS_URL")}
     env.update(LOG_FORMAT="json", CELERY_BROKER_URL="memory://localhost/")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo",
-         "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-P",
+            "solo",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = []
     try:
         for line in worker.stderr:  # until the worker says it is ready, or ends

@@ -33,22 +33,25 @@ application = URLRouter(websocket_urlpatterns)
 
 def post_move(client, user, game, action, key):
     client.force_login(user)
-    return client.post(reverse("games:act", args=[game.pk]),
-                       {"action": json.dumps(action), "key": key},
-                       headers={"HX-Request": "true"})
+    return client.post(
+        reverse("games:act", args=[game.pk]),
+        {"action": json.dumps(action), "key": key},
+        headers={"HX-Request": "true"},
+    )
 
 
 # --- Who may read them -------------------------------------------------------------------------
 
+
 def test_metrics_are_refused_to_another_address_without_the_token_and_served_with_it(
-        client, settings):
+    client, settings
+):
     settings.METRICS_TOKEN = "s3cret-scrape-token"
     elsewhere = {"REMOTE_ADDR": "203.0.113.9"}
 
     refused = client.get("/metrics", **elsewhere)
     wrong = client.get("/metrics", HTTP_AUTHORIZATION="Bearer not-the-token", **elsewhere)
-    served = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-scrape-token",
-                        **elsewhere)
+    served = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-scrape-token", **elsewhere)
 
     assert (refused.status_code, wrong.status_code, served.status_code) == (403, 403, 200)
     assert b"wct_decisions_applied" not in refused.content + wrong.content
@@ -64,8 +67,7 @@ def test_metrics_are_served_to_this_machine_without_a_token(client, settings):
 
 
 @pytest.mark.parametrize("header", ["HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP"])
-def test_a_request_through_a_proxy_claiming_to_be_this_machine_is_refused(
-        client, settings, header):
+def test_a_request_through_a_proxy_claiming_to_be_this_machine_is_refused(client, settings, header):
     """Behind nginx every request comes from 127.0.0.1, and Daphne's --proxy-headers takes
     the client's address from the first X-Forwarded-For entry, which the client may have
     written itself ("X-Forwarded-For: 127.0.0.1"): a proxied request never counts as local."""
@@ -78,12 +80,16 @@ def test_a_request_through_a_proxy_claiming_to_be_this_machine_is_refused(
 
 # --- Each family moves with its event ------------------------------------------------------------
 
+
 def test_an_applied_decision_is_counted_with_its_time(client, four):
     game = make_started_game(four)
     action = store.load_state(game).legal_actions(1)[0]
-    moved = Moved(client, ("wct_decisions_applied_total", {"actor": "person"}),
-                  ("wct_decision_seconds_count", {"actor": "person"}),
-                  ("wct_decisions_applied_total", {"actor": "bot"}))
+    moved = Moved(
+        client,
+        ("wct_decisions_applied_total", {"actor": "person"}),
+        ("wct_decision_seconds_count", {"actor": "person"}),
+        ("wct_decisions_applied_total", {"actor": "bot"}),
+    )
 
     assert post_move(client, four[1], game, action, "k1").status_code == 200
     # The same form again: the key's first result, nothing written, nothing counted.
@@ -94,9 +100,12 @@ def test_an_applied_decision_is_counted_with_its_time(client, four):
 
 def test_refused_decisions_are_counted_by_reason(client, four, ed):
     game = make_started_game(four)
-    moved = Moved(client, ("wct_decisions_refused_total", {"reason": "illegal"}),
-                  ("wct_decisions_refused_total", {"reason": "key_reused"}),
-                  ("wct_decisions_applied_total", {"actor": "person"}))
+    moved = Moved(
+        client,
+        ("wct_decisions_refused_total", {"reason": "illegal"}),
+        ("wct_decisions_refused_total", {"reason": "key_reused"}),
+        ("wct_decisions_applied_total", {"actor": "person"}),
+    )
     legal = store.load_state(game).legal_actions(1)
 
     assert post_move(client, four[1], game, {"type": "draw"}, "a").status_code == 400
@@ -141,8 +150,7 @@ def test_open_sockets_are_counted_by_kind_while_open(ana):
     wanted = [("wct_sockets_open", {"kind": kind}) for kind in kinds]
 
     async def opened(path, user=None, headers=()):
-        comm = WebsocketCommunicator(AuthMiddlewareStack(application), path,
-                                     headers=list(headers))
+        comm = WebsocketCommunicator(AuthMiddlewareStack(application), path, headers=list(headers))
         if user is not None:
             comm.scope["user"] = user
         assert (await comm.connect())[0]
@@ -153,8 +161,10 @@ def test_open_sockets_are_counted_by_kind_while_open(ana):
         moved = await sync_to_async(Moved)(client, *wanted)
         table = await opened(f"/ws/games/{game.pk}/", ana)
         site = await opened("/ws/me/", ana)
-        stream = await opened(f"/api/bot/games/{game.pk}/stream",
-                              headers=[(b"authorization", f"Bearer {raw}".encode())])
+        stream = await opened(
+            f"/api/bot/games/{game.pk}/stream",
+            headers=[(b"authorization", f"Bearer {raw}".encode())],
+        )
         while_open = await sync_to_async(moved)()
         for comm in (table, site, stream):
             await comm.disconnect()
@@ -168,8 +178,11 @@ def test_open_sockets_are_counted_by_kind_while_open(ana):
 
 def test_a_bots_decision_is_timed_by_level(client, ana):
     game = make_started_game([ana], players=4, bots=["easy", "hard", "normal"])
-    moved = Moved(client, ("wct_bot_decision_seconds_count", {"level": "hard"}),
-                  ("wct_decisions_applied_total", {"actor": "bot"}))
+    moved = Moved(
+        client,
+        ("wct_bot_decision_seconds_count", {"level": "hard"}),
+        ("wct_decisions_applied_total", {"actor": "bot"}),
+    )
 
     assert tasks.play_bot(game.pk, 2, 1) == "played"
 
@@ -179,8 +192,11 @@ def test_a_bots_decision_is_timed_by_level(client, ana):
 def test_outbox_emails_are_counted_sent_and_failed(client, four, settings):
     with travel(at(0)):
         game = make_started_game(four, pace=Game.Pace.TURN_BASED, turn_hours=12)
-    moved = Moved(client, ("wct_emails_total", {"kind": "turn", "result": "sent"}),
-                  ("wct_emails_total", {"kind": "turn", "result": "failed"}))
+    moved = Moved(
+        client,
+        ("wct_emails_total", {"kind": "turn", "result": "sent"}),
+        ("wct_emails_total", {"kind": "turn", "result": "failed"}),
+    )
 
     with travel(at(1)):
         assert outbox.deliver_outbox(game_id=game.pk) == 4
@@ -202,8 +218,9 @@ def test_games_running_are_counted_by_pace_from_their_start(client, ana):
     table = make_table(ana, players=4, pace=Game.Pace.TURN_BASED, turn_hours=24)
     for number in (1, 2, 3):
         lobby.add_bot(table.pk, ana, number, "easy")
-    moved = Moved(client, ("wct_games_running", {"pace": "turn"}),
-                  ("wct_games_running", {"pace": "realtime"}))
+    moved = Moved(
+        client, ("wct_games_running", {"pace": "turn"}), ("wct_games_running", {"pace": "realtime"})
+    )
     client.force_login(ana)
 
     assert client.post(reverse("lobby:start", args=[table.pk])).status_code == 302

@@ -40,7 +40,8 @@ def readyz(client):
 
 
 def test_healthz_answers_while_the_process_serves_even_asked_by_an_address_not_in_allowed_hosts(
-        client, settings):
+    client, settings
+):
     """A load balancer asks each Daphne by its address, which ALLOWED_HOSTS does not list,
     and over plain HTTP while the site redirects to HTTPS."""
     settings.ALLOWED_HOSTS = ["cards.example.org"]
@@ -56,20 +57,27 @@ def test_healthz_answers_while_the_process_serves_even_asked_by_an_address_not_i
 def test_not_ready_until_a_worker_and_beat_have_shown_a_heartbeat(client, tmp_path):
     status, checks = readyz(client)
     assert status == 503
-    assert checks == {"database": "ok", "channel_layer": "ok",
-                      "worker": "no heartbeat recorded", "beat": "no heartbeat recorded"}
+    assert checks == {
+        "database": "ok",
+        "channel_layer": "ok",
+        "worker": "no heartbeat recorded",
+        "beat": "no heartbeat recorded",
+    }
 
     heartbeat_task()  # what a worker runs when beat sends it
     status, checks = readyz(client)
     assert (status, checks["worker"], checks["beat"]) == (503, "ok", "no heartbeat recorded")
 
     beat_ticks(tmp_path)
-    assert readyz(client) == (200, {"database": "ok", "channel_layer": "ok", "worker": "ok",
-                                    "beat": "ok"})
+    assert readyz(client) == (
+        200,
+        {"database": "ok", "channel_layer": "ok", "worker": "ok", "beat": "ok"},
+    )
 
 
 def test_a_worker_silent_longer_than_the_limit_makes_it_not_ready_until_it_runs_again(
-        client, settings, tmp_path):
+    client, settings, tmp_path
+):
     settings.HEARTBEAT_MAX_AGE = 60
     with time_machine.travel("2026-03-02 09:00:00 +0000", tick=False) as clock:
         heartbeat_task()
@@ -88,7 +96,8 @@ def test_a_worker_silent_longer_than_the_limit_makes_it_not_ready_until_it_runs_
 
 
 def test_the_database_down_makes_it_not_ready_and_back_up_ready_again(
-        client, heartbeats, monkeypatch):
+    client, heartbeats, monkeypatch
+):
     assert readyz(client)[0] == 200
     # The connections the probe opens are made from these settings; this test's own stays
     # open on the real database.
@@ -108,10 +117,12 @@ def test_the_database_down_makes_it_not_ready_and_back_up_ready_again(
 
 
 def test_a_channel_layer_that_does_not_answer_makes_it_not_ready(client, heartbeats, settings):
-    settings.CHANNEL_LAYERS = {"default": {
-        "BACKEND": "config.channel_layer.ChannelLayer",
-        "CONFIG": {"hosts": [{"address": f"redis://127.0.0.1:{closed_port()}/0"}]},
-    }}
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "config.channel_layer.ChannelLayer",
+            "CONFIG": {"hosts": [{"address": f"redis://127.0.0.1:{closed_port()}/0"}]},
+        }
+    }
 
     status, checks = readyz(client)
 
@@ -121,7 +132,8 @@ def test_a_channel_layer_that_does_not_answer_makes_it_not_ready(client, heartbe
 
 
 def test_probes_write_no_log_line_each_only_a_change_of_readiness(
-        client, tmp_path, caplog, monkeypatch):
+    client, tmp_path, caplog, monkeypatch
+):
     """A load balancer asks every few seconds: Django's request log would write a line for
     each 503, and a refused /metrics a line for each 403."""
     monkeypatch.setattr(health, "_was_ready", None)  # a process just started
@@ -135,10 +147,16 @@ def test_probes_write_no_log_line_each_only_a_change_of_readiness(
     for _ in range(5):
         assert client.get("/readyz").status_code == 200
 
-    lines = [(r.name, r.levelname, r.getMessage()) for r in caplog.records
-             if r.name.startswith(("django", "config.health"))]
+    lines = [
+        (r.name, r.levelname, r.getMessage())
+        for r in caplog.records
+        if r.name.startswith(("django", "config.health"))
+    ]
     assert lines == [
-        ("config.health", "WARNING",
-         "not ready: worker: no heartbeat recorded; beat: no heartbeat recorded"),
+        (
+            "config.health",
+            "WARNING",
+            "not ready: worker: no heartbeat recorded; beat: no heartbeat recorded",
+        ),
         ("config.health", "INFO", "ready again"),
     ]

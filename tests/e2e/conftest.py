@@ -47,13 +47,31 @@ def daphne_url(transactional_db):
     # outlives a run: its limit is tested elsewhere (tests/accounts), not here.
     # A cache space of its own: test databases reuse table and user ids from run to run,
     # and a cached outcome or a log-in counter of an earlier run must not answer for them.
-    env = dict(os.environ, DATABASE_URL=_database_url(), CELERY_TASK_ALWAYS_EAGER="true",
-               DEBUG="true", PYTHONUNBUFFERED="1", SIGNUP_RATE_LIMIT="10000",
-               CACHE_KEY_PREFIX=f"e2e-{uuid.uuid4().hex[:12]}")
+    env = dict(
+        os.environ,
+        DATABASE_URL=_database_url(),
+        CELERY_TASK_ALWAYS_EAGER="true",
+        DEBUG="true",
+        PYTHONUNBUFFERED="1",
+        SIGNUP_RATE_LIMIT="10000",
+        CACHE_KEY_PREFIX=f"e2e-{uuid.uuid4().hex[:12]}",
+    )
     log = open(ARTIFACTS / "daphne.log", "ab")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     # Importing the site takes seconds on a busy machine: the port answering is the sign.
     deadline = time.monotonic() + 90
@@ -89,6 +107,7 @@ def logged_in_page(browser, base_url, user):
     client = Client()
     client.force_login(user)
     page = new_page(browser, viewport={"width": 1100, "height": 850})
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": base_url}])
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}]
+    )
     return page

@@ -23,7 +23,9 @@ def test_create_list_and_revoke_a_token(chromium_browser, daphne_url, width, hei
     page = logged_in_page(chromium_browser, daphne_url, bot)
     page.set_viewport_size({"width": width, "height": height})
     refused = []
-    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on(
+        "console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None
+    )
     page.goto(f"{daphne_url}/accounts/bot/")
     page.fill("#id_name", "server")
     page.click("text=Create token")

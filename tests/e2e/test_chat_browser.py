@@ -34,7 +34,11 @@ def lines(page):
 
 
 def test_two_players_chat_live_and_a_spectator_sees_none_of_it(daphne_url, chromium_browser):
-    ana, bo, ed = make_user("ana", display_name="Ana"), make_user("bo", display_name="Bo"), make_user("ed")
+    ana, bo, ed = (
+        make_user("ana", display_name="Ana"),
+        make_user("bo", display_name="Bo"),
+        make_user("ed"),
+    )
     # Turn by turn: the bots' moves do not push the table every second meanwhile.
     game = make_started_game([ana, bo], pace="turn", spectators=True)
     ana_page, ana_errors = open_table(chromium_browser, daphne_url, ana, game)
@@ -73,7 +77,9 @@ def test_two_players_chat_live_and_a_spectator_sees_none_of_it(daphne_url, chrom
 
     # A refusal is said in the box, and the text stays to be fixed.
     ana_page.locator("#chat-text").fill("x" * 300)
-    ana_page.locator("#chat-text").evaluate("(el) => { el.removeAttribute('maxlength'); el.value += 'yz'; }")
+    ana_page.locator("#chat-text").evaluate(
+        "(el) => { el.removeAttribute('maxlength'); el.value += 'yz'; }"
+    )
     ana_page.locator("#chat-form .chat-send").click()
     ana_page.locator("#chat-error", has_text="too long: at most 300 characters").wait_for()
     assert len(ana_page.locator("#chat-text").input_value()) == 302

@@ -11,8 +11,13 @@ from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page
 from tests.e2e.test_table_browser import seq_of
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(
-    not settings.REDIS_URL, reason="needs REDIS_URL: the test sends to the server's sockets through Redis")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not settings.REDIS_URL,
+        reason="needs REDIS_URL: the test sends to the server's sockets through Redis",
+    ),
+]
 
 # Before the page's own scripts: the number of every socket message the page takes in
 # (table.js announces each one before it handles it, in the same task) and the path of
@@ -29,7 +34,9 @@ window.fetch = function (url, ...rest) {
 """
 
 
-def test_a_push_that_skips_numbers_is_shown_and_asks_for_nothing_over_http(daphne_url, chromium_browser):
+def test_a_push_that_skips_numbers_is_shown_and_asks_for_nothing_over_http(
+    daphne_url, chromium_browser
+):
     ana, bo = make_user("ana", display_name="Ana"), make_user("bo", display_name="Bo")
     game = make_started_game([ana, bo], bots=["easy", "easy"])
     page = logged_in_page(chromium_browser, daphne_url, bo)
@@ -39,16 +46,27 @@ def test_a_push_that_skips_numbers_is_shown_and_asks_for_nothing_over_http(daphn
     page.locator("#connection[data-state=live]").wait_for()
     shown = seq_of(page)
     fetched = []
-    page.on("request", lambda request: fetched.append(request.url)
-            if request.url.endswith(f"/games/{game.pk}/") else None)
+    page.on(
+        "request",
+        lambda request: (
+            fetched.append(request.url) if request.url.endswith(f"/games/{game.pk}/") else None
+        ),
+    )
 
     row = Game.objects.select_related("snapshot").get(pk=game.pk)
-    ((group, message),) = [(g, m) for g, m in effects.seat_pushes(
-        game.pk, game=row, state=store.load_state(row)) if g == push.seat_group(game.pk, 1)]
-    newer = dict(message, seq=shown + 3, html=message["html"].replace(
-        "Your hand", "Your hand, pushed later"))
-    older = dict(message, seq=shown + 1, html=message["html"].replace(
-        "Your hand", "Your hand, pushed earlier"))
+    ((group, message),) = [
+        (g, m)
+        for g, m in effects.seat_pushes(game.pk, game=row, state=store.load_state(row))
+        if g == push.seat_group(game.pk, 1)
+    ]
+    newer = dict(
+        message, seq=shown + 3, html=message["html"].replace("Your hand", "Your hand, pushed later")
+    )
+    older = dict(
+        message,
+        seq=shown + 1,
+        html=message["html"].replace("Your hand", "Your hand, pushed earlier"),
+    )
     # Sent as a move's push is (Playwright's own event loop runs in this thread).
     push.deliver(push.layer(), [(group, newer)])
     page.get_by_role("heading", name="Your hand, pushed later").wait_for()

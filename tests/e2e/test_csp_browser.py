@@ -70,7 +70,8 @@ class PolicyWatch:
     def _response(self, response):
         if response.request.resource_type == "document":
             self.documents.append(
-                (response.url, response.status, response.headers.get("content-security-policy")))
+                (response.url, response.status, response.headers.get("content-security-policy"))
+            )
 
     def goto(self, url):
         response = self.page.goto(url)
@@ -116,8 +117,13 @@ def test_a_newcomers_whole_visit_and_game_raise_no_policy_violation(site_url, ch
     game = Game.objects.get()
     assert game.status == Game.Status.FINISHED
 
-    for path in ("/accounts/profile/", "/history/", "/players/newcomer/",
-                 "/players/newcomer/history/", f"/games/{game.pk}/replay/"):
+    for path in (
+        "/accounts/profile/",
+        "/history/",
+        "/players/newcomer/",
+        "/players/newcomer/history/",
+        f"/games/{game.pk}/replay/",
+    ):
         watch.goto(site_url + path)
     # The replay's steps are htmx swaps, by button and by key (static/js/replay.js).
     page.locator("#replay-next").click()
@@ -158,8 +164,9 @@ def test_a_moderators_admin_round_raises_no_policy_violation(daphne_url, chromiu
     # The server checks passwords with its own hashers, not the tests' fast one: a session.
     client = Client()
     client.force_login(mod)
-    watch.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                                "url": daphne_url}])
+    watch.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": daphne_url}]
+    )
     watch.goto(admin)
     page.locator("#site-name").wait_for()
 

@@ -18,16 +18,19 @@ NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= document.documentEl
 @pytest.fixture
 def series_of_three():
     # A rated table needs confirmed addresses (docs/ratings.md).
-    users = [make_user(name.lower(), display_name=name, email_confirmed=True)
-             for name in ("Ana", "Bo", "Cy", "Di")]
+    users = [
+        make_user(name.lower(), display_name=name, email_confirmed=True)
+        for name in ("Ana", "Bo", "Cy", "Di")
+    ]
     first = make_finished_game(users, rated=True)
     third = again(again(first, users), users)
     return users, third
 
 
 @pytest.mark.parametrize("width,height", SIZES)
-def test_the_profile_history_and_leaderboard_read_well(daphne_url, chromium_browser,
-                                                        series_of_three, width, height):
+def test_the_profile_history_and_leaderboard_read_well(
+    daphne_url, chromium_browser, series_of_three, width, height
+):
     users, last = series_of_three
     page = logged_in_page(chromium_browser, daphne_url, users[0])
     page.set_viewport_size({"width": width, "height": height})

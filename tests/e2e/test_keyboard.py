@@ -20,8 +20,9 @@ KEYS_OF_CARDS = """(n) => Array.from(document.querySelectorAll('#hand-form .hand
 
 
 def wait_for_event(game, **fields):
-    return wait_until(lambda: GameEvent.objects.filter(game=game, **fields).first(),
-                      f"an event {fields}")
+    return wait_until(
+        lambda: GameEvent.objects.filter(game=game, **fields).first(), f"an event {fields}"
+    )
 
 
 def move_by_keyboard(page):
@@ -89,6 +90,7 @@ def test_a_player_plays_by_keyboard(daphne_url, chromium_browser):
         else:
             wait_for_news(page, seq)
     if page.locator("#btn-draw").count():
+
         def drawn():
             return GameEvent.objects.filter(game=game, seat=0, kind="draw").count()
 
@@ -96,4 +98,3 @@ def test_a_player_plays_by_keyboard(daphne_url, chromium_browser):
         page.keyboard.press("d")
         wait_until(lambda: drawn() != before, "the draw")
         assert drawn() == before + 1
-

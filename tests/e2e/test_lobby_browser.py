@@ -70,7 +70,9 @@ def test_the_bot_level_being_chosen_survives_the_seat_list_refreshing(browser_pa
     page.wait_for_function("() => window.__swaps >= 2", timeout=10_000)
     assert page.get_by_label("Bot level for seat 3").input_value() == "hard"
     page.get_by_role("button", name="Add bot to seat 3").click()
-    expect(page.get_by_role("button", name="Add bot to seat 3")).to_have_count(0)  # the page after it
+    expect(page.get_by_role("button", name="Add bot to seat 3")).to_have_count(
+        0
+    )  # the page after it
 
     game = Game.objects.get()
     assert game.seats.get(number=2).bot_level == "hard"
@@ -86,8 +88,10 @@ def test_the_create_form_shows_only_the_options_that_apply(browser_page, live_se
     page.locator("#id_password2").fill("wild-cards-correct-horse-9")
     page.get_by_role("button", name="Sign up").click()
     page.goto(live_server.url + "/tables/new/")
-    timer, deadline = page.locator('input[name="move_seconds"]').first, \
-        page.locator('input[name="turn_hours"]').first
+    timer, deadline = (
+        page.locator('input[name="move_seconds"]').first,
+        page.locator('input[name="turn_hours"]').first,
+    )
     target = page.locator('input[name="target_score"]')
     assert timer.is_visible() and not deadline.is_visible() and not target.is_visible()
 

@@ -125,7 +125,8 @@ def last_to_act_at(game, seq):
 
 
 def test_moves_animate_and_the_last_player_to_act_is_marked_as_each_push_arrives(
-        daphne_url, chromium_browser):
+    daphne_url, chromium_browser
+):
     ana, game = game_against_bots(seed=3)
     page, errors = open_table(chromium_browser, daphne_url, ana, game)
     wait_past(page, game.last_seq - 1)  # the page shows the game as it is stored
@@ -142,7 +143,8 @@ def test_moves_animate_and_the_last_player_to_act_is_marked_as_each_push_arrives
     # A burst of pushes does not pile flights up: each new move ends the one before.
     assert all(s["stale"] == 0 for s in swaps), swaps
     assert len(swaps) > len({s["seq"] for s in swaps}) or any(
-        b["seq"] - a["seq"] == 1 for a, b in pairwise(swaps))
+        b["seq"] - a["seq"] == 1 for a, b in pairwise(swaps)
+    )
     # After every push exactly the plate of whoever acted last is marked.
     for s in swaps:
         seat = last_to_act_at(game, s["seq"])
@@ -157,7 +159,9 @@ def test_moves_animate_and_the_last_player_to_act_is_marked_as_each_push_arrives
     assert errors == []
 
 
-def test_with_reduced_motion_a_whole_sequence_of_moves_animates_nothing(daphne_url, chromium_browser):
+def test_with_reduced_motion_a_whole_sequence_of_moves_animates_nothing(
+    daphne_url, chromium_browser
+):
     ana, game = game_against_bots(seed=3)
     page, errors = open_table(chromium_browser, daphne_url, ana, game, reduced_motion="reduce")
     assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
@@ -176,8 +180,10 @@ def test_with_reduced_motion_a_whole_sequence_of_moves_animates_nothing(daphne_u
     assert re.fullmatch(r"0s(, 0s)*", duration), duration
     # The last player to act is still marked: it is no motion.
     # (read at once: a bot's move may still be arriving)
-    seq, marked = page.evaluate("""() => [parseInt(document.getElementById("table-page").dataset.seq, 10),
+    seq, marked = (
+        page.evaluate("""() => [parseInt(document.getElementById("table-page").dataset.seq, 10),
         document.querySelector("#table-seats .plate.last-acted").id]""")
+    )
     assert marked == f"seat-{last_to_act_at(game, seq)}"
     assert errors == []
 
@@ -196,7 +202,7 @@ def test_the_sound_is_off_until_turned_on_and_is_remembered(daphne_url, chromium
     assert toggle.get_attribute("aria-pressed") == "true"
     assert page.evaluate("() => localStorage.getItem('wct-sound')") == "on"
     heard = page.evaluate("() => window.__oscillators")
-    assert heard > 0   # the toggle lets the player hear what it sounds like
+    assert heard > 0  # the toggle lets the player hear what it sounds like
 
     # Remembered across a reload; sound comes back with the first gesture on the page.
     page.reload()

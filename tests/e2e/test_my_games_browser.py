@@ -50,7 +50,9 @@ def count_of(page):
 def wait_count(page, n):
     page.wait_for_function(
         "n => { const b = document.getElementById('waiting-count');"
-        " return (b.hidden ? 0 : parseInt(b.textContent, 10)) === n; }", arg=n)
+        " return (b.hidden ? 0 : parseInt(b.textContent, 10)) === n; }",
+        arg=n,
+    )
 
 
 def socket_open(page):
@@ -132,11 +134,16 @@ def test_the_count_and_the_list_follow_the_game_without_a_reload(daphne_url, chr
     empty.screenshot(path=str(ARTIFACTS / "my-games-empty-390.png"), full_page=True)
 
 
-@pytest.mark.skipif(not settings.REDIS_URL, reason=(
-    "needs REDIS_URL: the moves are made one at a time in this test process, as a worker makes "
-    "them, and reach the server's sockets only through Redis"))
+@pytest.mark.skipif(
+    not settings.REDIS_URL,
+    reason=(
+        "needs REDIS_URL: the moves are made one at a time in this test process, as a worker makes "
+        "them, and reach the server's sockets only through Redis"
+    ),
+)
 def test_a_bots_move_in_a_game_the_player_is_not_looking_at_changes_the_count_and_the_list(
-        daphne_url, chromium_browser):
+    daphne_url, chromium_browser
+):
     """Ana watches My games while her game against three bots moves on (turn by turn): her
     own moves are made here, the bots' by the bots' own task, one at a time; after each the
     header and her row say whether the game waits on her, as the database does."""
@@ -257,8 +264,9 @@ def test_one_tab_notifies_once_when_a_game_starts_waiting(daphne_url, chromium_b
     assert button.get_attribute("aria-pressed") == "false"
     assert first.locator("#notify-state").inner_text() == "Off"
     button.click()
-    first.wait_for_function("() => document.getElementById('notify-state').textContent"
-                            " === 'On in this browser'")
+    first.wait_for_function(
+        "() => document.getElementById('notify-state').textContent === 'On in this browser'"
+    )
     assert button.get_attribute("aria-pressed") == "true"
     second = first.context.new_page()
     second.goto(f"{daphne_url}/games/mine/")

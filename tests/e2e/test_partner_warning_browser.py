@@ -42,7 +42,8 @@ def set_clocks(game, seconds_left):
     for seat, seconds in seconds_left.items():
         clocks[str(seat)]["due"] = (now + timedelta(seconds=seconds)).isoformat()
     Game.objects.filter(pk=game.pk).update(
-        clocks=clocks, deadline_at=min(datetime.fromisoformat(c["due"]) for c in clocks.values()))
+        clocks=clocks, deadline_at=min(datetime.fromisoformat(c["due"]) for c in clocks.values())
+    )
 
 
 def text(locator):
@@ -77,7 +78,8 @@ def run_until_shown(page, sel):
 
 
 def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_outs(
-        daphne_url, chromium_browser):
+    daphne_url, chromium_browser
+):
     ana, bo = make_user("ana", display_name="Ana"), make_user("bo", display_name="Bo")
     # Ana at seat 0 and Bo at seat 2 are partners; the bots have made their setup passes.
     game = make_table(ana, players=4, pace="realtime", move_seconds=15, seed=77)
@@ -114,8 +116,9 @@ def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_o
     # Bo, whose time it is, is warned on his page too, and his tab says it.
     bo_left = run_until_shown(bo_page, "#clock-warning-you")
     assert 8_500 < bo_left <= 10_000, bo_left
-    assert re.fullmatch(r"(10|9|8) s left to move",
-                        bo_page.locator("#clock-warning-you").inner_text().strip())
+    assert re.fullmatch(
+        r"(10|9|8) s left to move", bo_page.locator("#clock-warning-you").inner_text().strip()
+    )
     assert bo_page.locator("#seat-2.you[data-low]").count() == 1
     assert re.match(r"(10|9|8) s left · ", bo_page.title())
     # Announced once, not every second: the text a screen reader was given stays as it was.
@@ -151,13 +154,14 @@ def test_the_partner_is_warned_in_the_last_ten_seconds_and_a_plate_counts_time_o
 
 @pytest.mark.parametrize("players", [4, 8])
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
-def test_the_warnings_and_time_outs_fit_the_table(daphne_url, chromium_browser, players,
-                                                   width, height):
+def test_the_warnings_and_time_outs_fit_the_table(
+    daphne_url, chromium_browser, players, width, height
+):
     """Screenshots (test-artifacts/partner-warning-*.png), and the warnings measured: each in
     view, the partner's inside the felt and clear of every plate, the reader's own clear of
     their hand's heading."""
     half = players // 2
-    names = ["Ana", "Bo", "Cy", "Di", "Ed"][:half + 1]
+    names = ["Ana", "Bo", "Cy", "Di", "Ed"][: half + 1]
     users = [make_user(name.lower(), display_name=name) for name in names]
     game = make_started_game(users, players=players, pace="realtime", move_seconds=15, seed=78)
     # The reader (seat 0) and their partner both running low (7 s and 8 s left once the page's
@@ -170,7 +174,8 @@ def test_the_warnings_and_time_outs_fit_the_table(daphne_url, chromium_browser, 
     page.locator("#clock-warning-you:not([hidden])").wait_for()
     page.screenshot(path=str(ARTIFACTS / f"partner-warning-{players}-{width}.png"))
 
-    boxes = page.evaluate("""(half) => {
+    boxes = page.evaluate(
+        """(half) => {
       const box = (el) => { const r = el.getBoundingClientRect();
         return {l: r.left, t: r.top, r: r.right, b: r.bottom}; };
       return {
@@ -185,13 +190,17 @@ def test_the_warnings_and_time_outs_fit_the_table(daphne_url, chromium_browser, 
         plates: Array.from(document.querySelectorAll('.plate'), box),
         view: {w: document.documentElement.clientWidth},
       };
-    }""", half)
+    }""",
+        half,
+    )
 
     def overlap(a, b):
         return a["l"] < b["r"] and b["l"] < a["r"] and a["t"] < b["b"] and b["t"] < a["b"]
 
     w, felt = boxes["partner"], boxes["felt"]
-    assert felt["l"] <= w["l"] and w["r"] <= felt["r"] and felt["t"] <= w["t"] and w["b"] <= felt["b"]
+    assert (
+        felt["l"] <= w["l"] and w["r"] <= felt["r"] and felt["t"] <= w["t"] and w["b"] <= felt["b"]
+    )
     assert not [p for p in boxes["plates"] if overlap(p, w)], (w, boxes["plates"])
     assert not overlap(boxes["mine"], boxes["heading"]), boxes
     assert not overlap(boxes["mine"], boxes["concede"]), boxes

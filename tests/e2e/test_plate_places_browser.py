@@ -33,18 +33,25 @@ def expected_place(number, me, players):
 
 @pytest.mark.parametrize("players", [4, 6, 8])
 def test_every_reader_sees_themselves_at_the_bottom_and_the_others_clockwise(
-        live_server, chromium_browser, players):
+    live_server, chromium_browser, players
+):
     users = [make_user(f"b{players}-{n}", display_name=f"B{n}") for n in range(players)]
     watcher = make_user(f"w{players}")
     game = make_started_game(users, players=players, seed=30 + players, spectators=True)
-    for reader, user in ((0, users[0]), (1, users[1]), (players - 1, users[-1]),
-                         (None, watcher)):
+    for reader, user in ((0, users[0]), (1, users[1]), (players - 1, users[-1]), (None, watcher)):
         client = Client()
         client.force_login(user)
         for width, height in ((1280, 800), (390, 844)):
             context = chromium_browser.new_context(viewport={"width": width, "height": height})
-            context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                                  "url": live_server.url}])
+            context.add_cookies(
+                [
+                    {
+                        "name": "sessionid",
+                        "value": client.cookies["sessionid"].value,
+                        "url": live_server.url,
+                    }
+                ]
+            )
             page = context.new_page()
             page.goto(f"{live_server.url}/games/{game.pk}/")
             places = page.evaluate(CENTRES)
@@ -59,4 +66,9 @@ def test_every_reader_sees_themselves_at_the_bottom_and_the_others_clockwise(
                 want_x = min(max(want_x, edge), 100 - edge)
                 assert inside, (reader, width, number, "sticks out of the felt")
                 assert abs(x - want_x) < 0.5 and abs(y - want_y) < 0.5, (
-                    reader, width, number, (x, y), (want_x, want_y))
+                    reader,
+                    width,
+                    number,
+                    (x, y),
+                    (want_x, want_y),
+                )

@@ -15,8 +15,7 @@ from tests.e2e.conftest import logged_in_page
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(
-        daphne_url, chromium_browser):
+def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(daphne_url, chromium_browser):
     ana, bo = make_user("ana"), make_user("bo")
     cy, di = make_user("cy"), make_user("di")
     game = lobby.create_table(ana, seed=11)
@@ -26,6 +25,7 @@ def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(
     ana_page = logged_in_page(chromium_browser, daphne_url, ana)
     bo_page = logged_in_page(chromium_browser, daphne_url, bo)
     frames = []
+
     def listen(ws):
         ws.on("framereceived", lambda payload: frames.append(payload))
 
@@ -37,17 +37,23 @@ def test_a_pushed_form_sent_without_htmx_passes_the_csrf_check(
     # Ana passes her setup card: Bo's page gets every fragment pushed, his hand form too.
     ana_page.locator("#hand-form .choosable:not([disabled])").first.click()
     ana_page.get_by_role("button", name="Pass card").click()
-    bo_page.wait_for_function("() => parseInt(document.getElementById('table-page').dataset.seq) >= 2")
+    bo_page.wait_for_function(
+        "() => parseInt(document.getElementById('table-page').dataset.seq) >= 2"
+    )
     messages = [json.loads(f) for f in frames if isinstance(f, str)]
-    pushed = [m["html"] for m in messages
-              if m.get("type") == "fragments" and 'id="hand-form"' in m["html"]]
+    pushed = [
+        m["html"]
+        for m in messages
+        if m.get("type") == "fragments" and 'id="hand-form"' in m["html"]
+    ]
     assert pushed, "Bo's page got no pushed hand"
     # What the server pushed has no token (no request to take it from)...
     assert all("csrfmiddlewaretoken" not in f for f in pushed)
     # ...and the page filled one into every form it shows.
     tokens = bo_page.eval_on_selector_all(
         "form[method=post]",
-        "fs => fs.map(f => (f.querySelector('input[name=csrfmiddlewaretoken]') || {}).value || '')")
+        "fs => fs.map(f => (f.querySelector('input[name=csrfmiddlewaretoken]') || {}).value || '')",
+    )
     assert tokens and all(tokens), tokens
 
     # Bo chooses a card and the form is sent the plain way, past htmx.

@@ -35,7 +35,10 @@ def still_after_its_timers_run(page, ms):
     moved on by `ms`, which runs every timer the page set for that time. A step that came
     after would have been fetched, and counted, at once. Returns the step shown."""
     page.wait_for_function(SETTLED)
-    step, fetches = page.locator("#replay").get_attribute("data-step"), page.evaluate("window.__fetches")
+    step, fetches = (
+        page.locator("#replay").get_attribute("data-step"),
+        page.evaluate("window.__fetches"),
+    )
     page.clock.run_for(ms)
     assert page.evaluate("window.__fetches") == fetches
     assert page.locator("#replay").get_attribute("data-step") == step
@@ -56,15 +59,18 @@ def open_replay(page, site_server):
     game = make_finished_game(users)
     client = Client()
     client.force_login(users[0])
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": site_server.url}])
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site_server.url}]
+    )
     page.goto(f"{site_server.url}/games/{game.pk}/replay/")
     return game, len(rows(game))
 
 
 def watch_errors(page):
     errors = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
     page.on("pageerror", lambda error: errors.append(str(error)))
     return errors
 
@@ -101,7 +107,9 @@ def test_a_player_steps_through_a_finished_game_with_buttons_and_keys(replay_pag
     assert errors == []
 
 
-def test_stepping_swaps_the_step_in_place_and_every_step_has_its_own_address(replay_page, site_server):
+def test_stepping_swaps_the_step_in_place_and_every_step_has_its_own_address(
+    replay_page, site_server
+):
     page = replay_page
     errors = watch_errors(page)
     game, total = open_replay(page, site_server)
@@ -181,7 +189,9 @@ def test_the_first_and_last_controls_draw_their_icons(replay_page, site_server):
         box = control.locator("svg").bounding_box()
         assert box and box["width"] > 8 and box["height"] > 8, name
         # The icon's shape itself, not only its box: an unresolved <use> draws nothing.
-        drawn = control.locator("use").evaluate("(use) => { const b = use.getBBox(); return [b.width, b.height]; }")
+        drawn = control.locator("use").evaluate(
+            "(use) => { const b = use.getBBox(); return [b.width, b.height]; }"
+        )
         assert drawn[0] > 0 and drawn[1] > 0, name
         # Besides the icon, only plain letters: nothing a font could lack.
         assert re.fullmatch(r"[A-Za-z ]+", control.inner_text().strip()), name

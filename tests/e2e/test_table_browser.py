@@ -32,7 +32,9 @@ def seq_of(page):
 
 def wait_past(page, seq, timeout=PATIENCE_MS):
     page.wait_for_function(
-        "s => parseInt(document.getElementById('table-page').dataset.seq) > s", arg=seq, timeout=timeout
+        "s => parseInt(document.getElementById('table-page').dataset.seq) > s",
+        arg=seq,
+        timeout=timeout,
     )
 
 
@@ -44,7 +46,9 @@ def wait_for_news(page, seq):
         """s => parseInt(document.getElementById('table-page').dataset.seq) > s
           || !!document.querySelector('#hand-form:not([data-mode=""])')
           || Array.from(document.querySelectorAll('h2'), (h) => h.textContent.trim())
-               .includes('Final result')""", arg=seq)
+               .includes('Final result')""",
+        arg=seq,
+    )
 
 
 def finished(page):
@@ -123,7 +127,8 @@ def play_to_the_end(page, *, screenshot_after=None, limit=600, stall_seconds=90)
             last_seq, last_change = seq, time.monotonic()
         assert time.monotonic() - last_change < stall_seconds, (
             f"no new event for {stall_seconds} s at seq {seq}: "
-            + page.locator("#table-page").inner_text()[:2000])
+            + page.locator("#table-page").inner_text()[:2000]
+        )
         if act_once(page):
             moves += 1
             wait_past(page, seq)
@@ -134,7 +139,9 @@ def play_to_the_end(page, *, screenshot_after=None, limit=600, stall_seconds=90)
     return moves
 
 
-def test_a_newcomer_signs_up_adds_three_bots_and_plays_a_whole_game_by_clicking(daphne_url, chromium_browser):
+def test_a_newcomer_signs_up_adds_three_bots_and_plays_a_whole_game_by_clicking(
+    daphne_url, chromium_browser
+):
     page = new_page(chromium_browser, viewport={"width": 1280, "height": 900})
     page.on("console", lambda m: print("CONSOLE", m.text))
     page.on("pageerror", lambda e: print("PAGEERROR", e))
@@ -214,8 +221,10 @@ def test_two_people_at_one_table_see_each_others_moves_live(daphne_url, chromium
         before = mover.locator("#hand-form .hand-card").count()
         act_once(mover)
         wait_past(watcher, seq)
-        if watcher.locator("#table-log li").first.text_content().startswith(
-            ("Ana played", "Bo played")
+        if (
+            watcher.locator("#table-log li")
+            .first.text_content()
+            .startswith(("Ana played", "Bo played"))
         ):
             break
     name = "Ana" if mover is ana_page else "Bo"
@@ -225,11 +234,17 @@ def test_two_people_at_one_table_see_each_others_moves_live(daphne_url, chromium
     # Both pages stayed the same documents: everything arrived over the socket.
     assert ana_page.evaluate("window.__notReloaded") and bo_page.evaluate("window.__notReloaded")
     # Nothing on Bo's screen names a card of Ana's hand that Bo cannot know of.
-    ana_hand = set(ana_page.locator("#hand-form .hand-card").evaluate_all(
-        "bs => bs.map(b => b.getAttribute('aria-label'))"))
+    ana_hand = set(
+        ana_page.locator("#hand-form .hand-card").evaluate_all(
+            "bs => bs.map(b => b.getAttribute('aria-label'))"
+        )
+    )
     bo_text = bo_page.locator("#table-page").inner_text()
-    bo_hand = set(bo_page.locator("#hand-form .hand-card").evaluate_all(
-        "bs => bs.map(b => b.getAttribute('aria-label'))"))
+    bo_hand = set(
+        bo_page.locator("#hand-form .hand-card").evaluate_all(
+            "bs => bs.map(b => b.getAttribute('aria-label'))"
+        )
+    )
     discard = set(bo_page.locator("#discard-list li").all_text_contents())
     for card in ana_hand - bo_hand - discard:
         assert not re.search(rf"{re.escape(card)}(?! with)", bo_text), card

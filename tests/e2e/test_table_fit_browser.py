@@ -35,8 +35,16 @@ SWAP_SEED = 20259
 
 # What must be in view, by selector; each that exists and is shown is measured.
 ALWAYS = ["#table-status", "#table-seats", "#table-hand", "#table-log", ".plate"]
-CONTROLS = ["#hand-form .hand-card", "#btn-draw", "#btn-pass", "#btn-take", "#btn-pick",
-            "#btn-give", "#btn-concede", ".colour-choice:not([hidden]) fieldset"]
+CONTROLS = [
+    "#hand-form .hand-card",
+    "#btn-draw",
+    "#btn-pass",
+    "#btn-take",
+    "#btn-pick",
+    "#btn-give",
+    "#btn-concede",
+    ".colour-choice:not([hidden]) fieldset",
+]
 RESULT = ["#table-result.current h2", "#table-result .ranking", ".play-again button"]
 
 OUT_OF_VIEW = """(selectors) => {
@@ -120,9 +128,11 @@ def play_measuring(page, check, *, limit=400, moves=None, stall_seconds=60):
             last_seq, last_change = seq, time.monotonic()
         assert time.monotonic() - last_change < stall_seconds, (
             f"no new event for {stall_seconds} s at {seq} (last failed click: {failed}): "
-            + page.locator("#table-page").inner_text()[:1500])
-        if page.locator("#hand-form[data-mode=play], #hand-form[data-mode=pick], "
-                        "#hand-form[data-mode=give]").count():
+            + page.locator("#table-page").inner_text()[:1500]
+        )
+        if page.locator(
+            "#hand-form[data-mode=play], #hand-form[data-mode=pick], #hand-form[data-mode=give]"
+        ).count():
             check(page, f"at event {seq}")
         page.set_default_timeout(ATTEMPT_MS)  # a try, repeated once the page has news
         try:
@@ -147,13 +157,13 @@ def _errors(page):
 
 
 @pytest.mark.parametrize("width,height,players", [(1280, 800, 4), (1366, 768, 8), (1920, 1080, 6)])
-def test_the_whole_table_and_every_control_fit_a_desktop_screen(daphne_url, chromium_browser,
-                                                                width, height, players):
+def test_the_whole_table_and_every_control_fit_a_desktop_screen(
+    daphne_url, chromium_browser, width, height, players
+):
     ana = make_user("ana")
     # A fixed deal: the seed counter's next value depends on which tests ran before, and a
     # short game would not outgrow a push's log (the whole-log check below needs > 40 moves).
-    game = make_started_game([ana], players=players, pace="realtime", move_seconds=45,
-                             seed=57)
+    game = make_started_game([ana], players=players, pace="realtime", move_seconds=45, seed=57)
     page = logged_in_page(chromium_browser, daphne_url, ana)
     page.set_viewport_size({"width": width, "height": height})
     errors = _errors(page)
@@ -261,10 +271,14 @@ class LatePushes:
         return count
 
 
-@pytest.mark.parametrize("seed,late,then", [(SEED, False, "play"), (SWAP_SEED, True, "pick")],
-                         ids=["her-turn", "symbol-swap-pushes-after-the-answer"])
-def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium_browser,
-                                                            seed, late, then):
+@pytest.mark.parametrize(
+    "seed,late,then",
+    [(SEED, False, "play"), (SWAP_SEED, True, "pick")],
+    ids=["her-turn", "symbol-swap-pushes-after-the-answer"],
+)
+def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(
+    daphne_url, chromium_browser, seed, late, then
+):
     ana = make_user("ana")
     game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=seed)
     # The bots choose their setup cards before the page opens, so that Ana's choice ends
@@ -272,8 +286,13 @@ def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium
     # server's bots answer.
     for seat in (1, 2, 3):
         state = store.load_state(Game.objects.get(pk=game.pk))
-        decisions.apply_decision(game.pk, seat, state.auto_action(seat), GameEvent.Actor.BOT,
-                                 idempotency_key=uuid.uuid4().hex)
+        decisions.apply_decision(
+            game.pk,
+            seat,
+            state.auto_action(seat),
+            GameEvent.Actor.BOT,
+            idempotency_key=uuid.uuid4().hex,
+        )
     page = logged_in_page(chromium_browser, daphne_url, ana)
     pushes = LatePushes(page)
     page.goto(f"{daphne_url}/games/{game.pk}/")
@@ -287,8 +306,9 @@ def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(daphne_url, chromium
     assert page.locator("#hand-form .choosable[aria-pressed=true]").count() == 1
     if late:
         pushes.hold()
-    with page.expect_response(lambda r: r.request.method == "POST"
-                              and r.url.endswith("/act/")) as answer:
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith("/act/")
+    ) as answer:
         page.keyboard.press("s")
     assert answer.value.status == 200
     # Her answer is the table after her pass and the bots' plays that followed it in her

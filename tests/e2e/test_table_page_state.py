@@ -33,7 +33,8 @@ def test_the_tab_shows_your_turn_and_the_discard_list_stays_open(daphne_url, chr
     # Once the game waits for others, the tab says nothing.
     page.wait_for_function(
         "() => !!document.querySelector('#table-status .your-turn')"
-        " === document.title.startsWith('Your turn')")
+        " === document.title.startsWith('Your turn')"
+    )
 
 
 def test_play_again_opens_a_new_table_with_the_same_bots(daphne_url, chromium_browser):

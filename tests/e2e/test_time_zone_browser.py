@@ -9,8 +9,9 @@ from tests.browser_support import PATIENCE_MS
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_sign_up_takes_the_browsers_zone_and_the_profile_offers_it_back(live_server,
-                                                                         chromium_browser):
+def test_sign_up_takes_the_browsers_zone_and_the_profile_offers_it_back(
+    live_server, chromium_browser
+):
     context = chromium_browser.new_context(timezone_id="Asia/Tokyo")
     page = context.new_page()
     page.set_default_timeout(PATIENCE_MS)

@@ -80,11 +80,25 @@ def _after(module, name, fault, point, detail_of):
 def install(spec, action, arm):
     """Arms the fault `spec` ("<point>" or "<point>:<detail>") in this process."""
     fault = Fault(spec, action, arm)
-    _after(store, "append", fault, "decision.written",
-           lambda event, arguments: arguments["actor"])
-    _after(decisions, "apply_decision", fault, "decision.committed",
-           lambda result, arguments: None if result.replayed else arguments["actor"])
-    _after(outbox, "claim", fault, "email.claimed",
-           lambda claims, arguments: claims[0].kind if claims else None)
-    _after(outbox, "send_claimed", fault, "email.sent",
-           lambda result, arguments: arguments["claimed"].kind)
+    _after(store, "append", fault, "decision.written", lambda event, arguments: arguments["actor"])
+    _after(
+        decisions,
+        "apply_decision",
+        fault,
+        "decision.committed",
+        lambda result, arguments: None if result.replayed else arguments["actor"],
+    )
+    _after(
+        outbox,
+        "claim",
+        fault,
+        "email.claimed",
+        lambda claims, arguments: claims[0].kind if claims else None,
+    )
+    _after(
+        outbox,
+        "send_claimed",
+        fault,
+        "email.sent",
+        lambda result, arguments: arguments["claimed"].kind,
+    )

@@ -77,11 +77,14 @@ def port_open(port):
 
 def require_real_parts():
     if connection.vendor != "postgresql":
-        pytest.skip("needs DATABASE_URL=postgres://... (the subprocesses share this test's "
-                    "database); .ci/run sets it")
+        pytest.skip(
+            "needs DATABASE_URL=postgres://... (the subprocesses share this test's "
+            "database); .ci/run sets it"
+        )
     if not settings.REDIS_URL:
-        pytest.skip("needs REDIS_URL (channel layer and broker shared by the subprocesses); "
-                    ".ci/run sets it")
+        pytest.skip(
+            "needs REDIS_URL (channel layer and broker shared by the subprocesses); .ci/run sets it"
+        )
 
 
 @dataclass(frozen=True)
@@ -112,15 +115,25 @@ class Stack:
         self.procs = {}
         self._logs = {}
         self.env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
-        self.env.update(DATABASE_URL=database_url(), REDIS_URL=redis_url,
-                        CELERY_BROKER_URL=redis_url, CELERY_QUEUE=queue, LOG_LEVEL="INFO",
-                        PYTHONUNBUFFERED="1")
+        self.env.update(
+            DATABASE_URL=database_url(),
+            REDIS_URL=redis_url,
+            CELERY_BROKER_URL=redis_url,
+            CELERY_QUEUE=queue,
+            LOG_LEVEL="INFO",
+            PYTHONUNBUFFERED="1",
+        )
         # Production settings (DEBUG off: no debug helpers in the pages), over plain HTTP.
         # The same SECRET_KEY as this process, which signs the sessions it logs people in with.
-        self.env.update(DEBUG="false", SECRET_KEY=secret_key,
-                        ALLOWED_HOSTS="127.0.0.1,localhost", SECURE_SSL_REDIRECT="false",
-                        SESSION_COOKIE_SECURE="false", CSRF_COOKIE_SECURE="false",
-                        SECURE_HSTS_SECONDS="0")
+        self.env.update(
+            DEBUG="false",
+            SECRET_KEY=secret_key,
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            SECURE_SSL_REDIRECT="false",
+            SESSION_COOKIE_SECURE="false",
+            CSRF_COOKIE_SECURE="false",
+            SECURE_HSTS_SECONDS="0",
+        )
 
     def fault(self, point, action="kill", name="fault"):
         """A fault at `point`, armed until a process started with it fires it."""
@@ -139,11 +152,18 @@ class Stack:
             log = self._logs[name] = open(path, "ab")
         log.write(f"\n----- start {program} {' '.join(args[:3])}\n".encode())
         log.flush()
-        launcher = ["-m"] if fault is None else [
-            "-m", "tests.faults.run", fault.point, fault.action, str(fault.arm)]
-        proc = subprocess.Popen([sys.executable, *launcher, program, *args], cwd=ROOT,
-                                env={**self.env, **(env or {})}, stdout=log,
-                                stderr=subprocess.STDOUT)
+        launcher = (
+            ["-m"]
+            if fault is None
+            else ["-m", "tests.faults.run", fault.point, fault.action, str(fault.arm)]
+        )
+        proc = subprocess.Popen(
+            [sys.executable, *launcher, program, *args],
+            cwd=ROOT,
+            env={**self.env, **(env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         self.procs[name] = proc
         return proc
 
@@ -155,26 +175,69 @@ class Stack:
         """A Celery worker on this test's queue; returns once it is ready to take tasks."""
         node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
         before = len(self.log(name))
-        proc = self.start(name, "celery", [
-            "-A", "config", "worker", "-P", pool, "-c", "1", "-n", node, "-l", "INFO",
-            "--without-gossip", "--without-mingle", "--without-heartbeat"], env, fault)
-        wait_until(lambda: "ready." in self.log(name)[before:] or proc.poll() is not None,
-                   90, f"worker {name} to start", lambda: self.log(name)[-3000:])
+        proc = self.start(
+            name,
+            "celery",
+            [
+                "-A",
+                "config",
+                "worker",
+                "-P",
+                pool,
+                "-c",
+                "1",
+                "-n",
+                node,
+                "-l",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            env,
+            fault,
+        )
+        wait_until(
+            lambda: "ready." in self.log(name)[before:] or proc.poll() is not None,
+            90,
+            f"worker {name} to start",
+            lambda: self.log(name)[-3000:],
+        )
         assert proc.poll() is None, self.log(name)[-3000:]
         return proc
 
     def beat(self, env=None):
-        return self.start("beat", "celery", [
-            "-A", "config", "beat", "-l", "INFO",
-            "--schedule", str(self.dir / f"beat-{uuid.uuid4().hex[:6]}")], env)
+        return self.start(
+            "beat",
+            "celery",
+            [
+                "-A",
+                "config",
+                "beat",
+                "-l",
+                "INFO",
+                "--schedule",
+                str(self.dir / f"beat-{uuid.uuid4().hex[:6]}"),
+            ],
+            env,
+        )
 
     def daphne(self, name="daphne", env=None, fault=None):
         """A Daphne serving config.asgi; returns its base URL once it accepts connections."""
         port = free_port()
-        proc = self.start(name, "daphne", ["-b", "127.0.0.1", "-p", str(port),
-                                           "config.asgi:application"], env, fault)
-        wait_until(lambda: port_open(port) or proc.poll() is not None, 30,
-                   f"{name} to listen", lambda: self.log(name)[-3000:])
+        proc = self.start(
+            name,
+            "daphne",
+            ["-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            env,
+            fault,
+        )
+        wait_until(
+            lambda: port_open(port) or proc.poll() is not None,
+            30,
+            f"{name} to listen",
+            lambda: self.log(name)[-3000:],
+        )
         assert proc.poll() is None, self.log(name)[-3000:]
         return f"http://127.0.0.1:{port}"
 
@@ -186,8 +249,12 @@ class Stack:
 
     def wait_dead(self, name, timeout=30):
         proc = self.procs[name]
-        wait_until(lambda: proc.poll() is not None, timeout, f"{name} to die",
-                   lambda: self.log(name)[-3000:])
+        wait_until(
+            lambda: proc.poll() is not None,
+            timeout,
+            f"{name} to die",
+            lambda: self.log(name)[-3000:],
+        )
         return proc.returncode
 
     def close(self):
@@ -264,14 +331,30 @@ class OwnRedis:
 
     def start(self):
         if port_open(self.port):
-            pytest.fail(f"something already listens on port {self.port}: a Redis left over "
-                        "from an earlier run? (this test restarts its own Redis there)")
+            pytest.fail(
+                f"something already listens on port {self.port}: a Redis left over "
+                "from an earlier run? (this test restarts its own Redis there)"
+            )
         self.proc = subprocess.Popen(
-            [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no"],
-            stdout=self._log, stderr=subprocess.STDOUT)
-        wait_until(lambda: port_open(self.port) or self.proc.poll() is not None, 15,
-                   "redis-server to listen")
+            [
+                shutil.which("redis-server"),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        wait_until(
+            lambda: port_open(self.port) or self.proc.poll() is not None,
+            15,
+            "redis-server to listen",
+        )
         assert self.proc.poll() is None, (self.dir / "redis.log").read_text()
 
     def kill(self):
@@ -310,4 +393,3 @@ def session_cookie(user):
     client = Client()
     client.force_login(user)
     return client.cookies["sessionid"].value
-

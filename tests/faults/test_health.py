@@ -33,8 +33,11 @@ def readyz(base_url):
 def scrape(base_url):
     with urllib.request.urlopen(base_url + "/metrics", timeout=10) as answer:
         text = answer.read().decode()
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 def value(samples, name, **labels):
@@ -45,8 +48,11 @@ def value(samples, name, **labels):
 def quick_heartbeats(stack):
     """Heartbeats every second, stale after 4, in a cache space of this test's own (a
     heartbeat another test's processes left in Redis must not count here)."""
-    stack.env.update(HEARTBEAT_SECONDS="1", HEARTBEAT_MAX_AGE="4",
-                     CACHE_KEY_PREFIX=f"health-{uuid.uuid4().hex[:8]}")
+    stack.env.update(
+        HEARTBEAT_SECONDS="1",
+        HEARTBEAT_MAX_AGE="4",
+        CACHE_KEY_PREFIX=f"health-{uuid.uuid4().hex[:8]}",
+    )
 
 
 def test_ready_with_a_real_worker_and_beat_not_while_the_worker_is_dead(stack, quick_heartbeats):
@@ -54,23 +60,35 @@ def test_ready_with_a_real_worker_and_beat_not_while_the_worker_is_dead(stack, q
 
     status, checks = readyz(site)
     assert status == 503
-    assert checks == {"database": "ok", "channel_layer": "ok",
-                      "worker": "no heartbeat recorded", "beat": "no heartbeat recorded"}
+    assert checks == {
+        "database": "ok",
+        "channel_layer": "ok",
+        "worker": "no heartbeat recorded",
+        "beat": "no heartbeat recorded",
+    }
 
     stack.worker()
     stack.beat()
-    wait_until(lambda: readyz(site)[0] == 200, 60, "the site to be ready",
-               lambda: str(readyz(site)) + stack.log("beat")[-2000:])
+    wait_until(
+        lambda: readyz(site)[0] == 200,
+        60,
+        "the site to be ready",
+        lambda: str(readyz(site)) + stack.log("beat")[-2000:],
+    )
 
     stack.kill("worker")
-    status, checks = wait_until(lambda: (found := readyz(site))[0] == 503 and found, 60,
-                                "the dead worker to make the site not ready")
+    status, checks = wait_until(
+        lambda: (found := readyz(site))[0] == 503 and found,
+        60,
+        "the dead worker to make the site not ready",
+    )
     assert checks["worker"].startswith("no heartbeat for ")
     assert (checks["database"], checks["channel_layer"], checks["beat"]) == ("ok", "ok", "ok")
 
     stack.worker()
-    wait_until(lambda: readyz(site)[0] == 200, 60, "the site to be ready again",
-               lambda: str(readyz(site)))
+    wait_until(
+        lambda: readyz(site)[0] == 200, 60, "the site to be ready again", lambda: str(readyz(site))
+    )
 
 
 def test_every_process_counts_into_the_metrics_whichever_daphne_is_asked(stack, tmp_path):
@@ -90,8 +108,10 @@ def test_every_process_counts_into_the_metrics_whichever_daphne_is_asked(stack, 
             await asyncio.to_thread(stack.worker)
             await ana_page.wait_for(4)
             card = await asyncio.to_thread(
-                lambda: store.load_state(Game.objects.select_related("snapshot").get(
-                    pk=game.pk)).legal_actions(0)[0])
+                lambda: store.load_state(
+                    Game.objects.select_related("snapshot").get(pk=game.pk)
+                ).legal_actions(0)[0]
+            )
             await ana_page.act(card, "ana-1")
             await ana_page.answered("ana-1")
             return await asyncio.to_thread(scrape, second)
@@ -107,8 +127,10 @@ def test_every_process_counts_into_the_metrics_whichever_daphne_is_asked(stack, 
     assert value(seen, "wct_decisions_applied_total", actor="person") == 1  # Daphne 1
     assert value(seen, "wct_decisions_applied_total", actor="bot") >= 3  # the worker
     assert value(seen, "wct_bot_decision_seconds_count", level="easy") >= 3
-    assert value(seen, "wct_celery_task_seconds_count", task="games.tasks.play_bot",
-                 state="SUCCESS") >= 3
+    assert (
+        value(seen, "wct_celery_task_seconds_count", task="games.tasks.play_bot", state="SUCCESS")
+        >= 3
+    )
     assert value(seen, "wct_push_seconds_count") >= 4
     assert value(seen, "wct_games_running", pace="turn") == 1
 
@@ -123,8 +145,7 @@ def test_every_process_counts_into_the_metrics_whichever_daphne_is_asked(stack, 
 
     async def killed_with_a_socket_open():
         page = await opened()
-        assert value(await asyncio.to_thread(scrape, second), "wct_sockets_open",
-                     kind="table") == 1
+        assert value(await asyncio.to_thread(scrape, second), "wct_sockets_open", kind="table") == 1
         await asyncio.to_thread(stack.kill, "daphne-1")
         page.cancel()
         await asyncio.gather(page, return_exceptions=True)

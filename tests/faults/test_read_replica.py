@@ -52,8 +52,7 @@ print(json.dumps({
 
 def finished_game(users):
     game = make_started_game(users)
-    decisions.apply_decision(game.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON,
-                            user=users[1])
+    decisions.apply_decision(game.pk, 1, {"type": "concede"}, GameEvent.Actor.PERSON, user=users[1])
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     return game
@@ -67,18 +66,30 @@ def replica_copy():
         pytest.skip("needs PostgreSQL's client programs (pg_dump, psql)")
     db = connection.settings_dict
     name = f"{db['NAME']}_replica_{uuid.uuid4().hex[:6]}"
-    admin = dict(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
-                 password=db.get("PASSWORD") or None, dbname="postgres", autocommit=True)
+    admin = dict(
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"],
+        password=db.get("PASSWORD") or None,
+        dbname="postgres",
+        autocommit=True,
+    )
 
     def make():
         with psycopg.connect(**admin) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         env = {**os.environ, "PGPASSWORD": db.get("PASSWORD") or ""}
         where = ["-h", admin["host"], "-p", str(admin["port"]), "-U", db["USER"]]
-        dump = subprocess.run(["pg_dump", *where, "--no-owner", db["NAME"]], env=env,
-                              capture_output=True, check=True).stdout
-        subprocess.run(["psql", *where, "-q", "-v", "ON_ERROR_STOP=1", name], input=dump,
-                       env=env, capture_output=True, check=True)
+        dump = subprocess.run(
+            ["pg_dump", *where, "--no-owner", db["NAME"]], env=env, capture_output=True, check=True
+        ).stdout
+        subprocess.run(
+            ["psql", *where, "-q", "-v", "ON_ERROR_STOP=1", name],
+            input=dump,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
         return database_url().rsplit("/", 1)[0] + "/" + name
 
     yield make
@@ -93,27 +104,43 @@ def test_history_pages_read_the_replica_and_everything_else_the_primary(replica_
     new = finished_game(users)  # after the copy: the lagging replica does not have it yet
 
     env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
-    env.update(DATABASE_URL=database_url(), DATABASE_REPLICA_URL=replica_url,
-               DJANGO_SETTINGS_MODULE="config.settings", DEBUG="1")
-    done = subprocess.run([sys.executable, "-c", SITE, str(old.pk), str(new.pk)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+    env.update(
+        DATABASE_URL=database_url(),
+        DATABASE_REPLICA_URL=replica_url,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="1",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", SITE, str(old.pk), str(new.pk)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
 
-    assert seen["history"] == [old.pk]      # the list: the replica's games only
+    assert seen["history"] == [old.pk]  # the list: the replica's games only
     assert seen["replay_old"] == 200
-    assert seen["replay_new"] == 404        # not on the replica yet
+    assert seen["replay_new"] == 404  # not on the replica yet
     assert seen["export_new"] == 404
-    assert seen["table_new"] == 200         # the table page reads the primary
-    assert seen["report"] in (200, 302)     # a write: to the primary, never the replica
+    assert seen["table_new"] == 200  # the table page reads the primary
+    assert seen["report"] in (200, 302)  # a write: to the primary, never the replica
     assert Report.objects.filter(game=new, text="through the primary").count() == 1
     with psycopg.connect(replica_url.replace("postgres://", "postgresql://")) as conn:
         assert conn.execute("SELECT count(*) FROM lobby_report").fetchone()[0] == 0
 
     # Without DATABASE_REPLICA_URL the same pages read the primary: the new game is there.
     env.pop("DATABASE_REPLICA_URL")
-    done = subprocess.run([sys.executable, "-c", SITE, str(old.pk), str(new.pk)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", SITE, str(old.pk), str(new.pk)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["history"] == sorted([old.pk, new.pk])

@@ -32,8 +32,9 @@ class Player:
 
     async def run(self, ready):
         ws_url = self.url.replace("http://", "ws://") + f"/ws/games/{self.game_id}/"
-        async with websockets.connect(ws_url, additional_headers={
-            "Cookie": f"sessionid={self.cookie}", "Origin": self.url}) as socket:
+        async with websockets.connect(
+            ws_url, additional_headers={"Cookie": f"sessionid={self.cookie}", "Origin": self.url}
+        ) as socket:
             self.socket = socket
             hello = json.loads(await socket.recv())
             assert hello["type"] == "hello"
@@ -79,8 +80,10 @@ def test_two_players_on_two_daphnes_see_each_others_moves_and_the_workers_bot_mo
     # Ana at seat 0, Bo at seat 1, an easy bot at seats 2 and 3; turn by turn, so that no
     # clock runs out while the test looks.
     game = make_started_game([ana, bo], bots=["easy"], pace=Game.Pace.TURN_BASED, turn_hours=24)
-    players = {"ana": Player("ana", first, session_cookie(ana), game.pk),
-               "bo": Player("bo", second, session_cookie(bo), game.pk)}
+    players = {
+        "ana": Player("ana", first, session_cookie(ana), game.pk),
+        "bo": Player("bo", second, session_cookie(bo), game.pk),
+    }
     # A setup card is chosen from one's own hand, which the others' choices do not change.
     ana_move, bo_move = _pass(game.pk, 0), _pass(game.pk, 1)
 

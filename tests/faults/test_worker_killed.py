@@ -63,8 +63,12 @@ def test_a_worker_killed_between_a_bot_moves_write_and_its_commit_makes_it_once(
     # Restarted: the task that was never acknowledged comes back from the broker (there is
     # no beat here, and nobody else sends the bot's move) and the move is made once.
     stack.worker(env=FAST_REDELIVERY, fault=fault)
-    wait_until(lambda: _events(game, actor="bot"), 60, "the bot's move after the restart",
-               lambda: stack.log("worker")[-3000:])
+    wait_until(
+        lambda: _events(game, actor="bot"),
+        60,
+        "the bot's move after the restart",
+        lambda: stack.log("worker")[-3000:],
+    )
     time.sleep(2)  # room for a wrong second move
     (move,) = _events(game, actor="bot")
     assert (move.seat, move.seq, move.idempotency_key) == (3, 2, "bot-3-1")
@@ -86,7 +90,10 @@ def test_a_worker_killed_after_a_bot_moves_commit_but_before_its_ack_does_not_mo
     stack.worker(env={**FAST_REDELIVERY, "LOG_LEVEL": "DEBUG"}, fault=fault)
     wait_until(
         lambda: "'stale'" in stack.log("worker").split("----- start")[-1],
-        60, "the redelivered bot task to run again", lambda: stack.log("worker")[-3000:])
+        60,
+        "the redelivered bot task to run again",
+        lambda: stack.log("worker")[-3000:],
+    )
     assert "games.tasks.play_bot" in stack.log("worker").split("----- start")[-1]
     # ...and finds the position gone: still one move.
     assert [(e.seat, e.idempotency_key) for e in _events(game, actor="bot")] == [(3, "bot-3-1")]
@@ -104,8 +111,12 @@ def test_a_pool_process_killed_mid_bot_move_gets_its_task_back_at_once(stack):
     game = _three_people_and_a_bot()
 
     wait_until(lambda: not fault.arm.exists(), 30, "the pool process to die mid-move")
-    wait_until(lambda: _events(game, actor="bot"), 30, "the bot's move, run again",
-               lambda: stack.log("worker")[-3000:])
+    wait_until(
+        lambda: _events(game, actor="bot"),
+        30,
+        "the bot's move, run again",
+        lambda: stack.log("worker")[-3000:],
+    )
     time.sleep(1)
     (move,) = _events(game, actor="bot")
     assert move.idempotency_key == "bot-3-1"
@@ -123,8 +134,12 @@ def test_a_bot_move_whose_database_connection_dies_is_retried_and_made_once(stac
 
     game = _three_people_and_a_bot()
 
-    wait_until(lambda: _events(game, actor="bot"), 30, "the bot's move, retried",
-               lambda: stack.log("worker")[-3000:])
+    wait_until(
+        lambda: _events(game, actor="bot"),
+        30,
+        "the bot's move, retried",
+        lambda: stack.log("worker")[-3000:],
+    )
     time.sleep(1.5)
     assert not fault.arm.exists()
     (move,) = _events(game, actor="bot")
@@ -140,8 +155,10 @@ def _due_now(game, seats=None):
     out (instead of waiting out a real move timer)."""
     now = timezone.now()
     game.refresh_from_db()
-    clocks = {k: {**c, "due": now.isoformat()} if seats is None or int(k) in seats else c
-              for k, c in game.clocks.items()}
+    clocks = {
+        k: {**c, "due": now.isoformat()} if seats is None or int(k) in seats else c
+        for k, c in game.clocks.items()
+    }
     Game.objects.filter(pk=game.pk).update(clocks=clocks, deadline_at=now, wake_at=now)
 
 
@@ -162,8 +179,12 @@ def test_a_worker_killed_in_the_middle_of_a_time_out_fires_it_once_after_the_res
 
     # Restarted: beat's sweep finds the clocks still due and fires each once.
     stack.worker(fault=fault)
-    wait_until(lambda: len(_events(game, actor="timeout")) == 4, 60, "the four time-outs",
-               lambda: stack.log("worker")[-3000:])
+    wait_until(
+        lambda: len(_events(game, actor="timeout")) == 4,
+        60,
+        "the four time-outs",
+        lambda: stack.log("worker")[-3000:],
+    )
     time.sleep(2)  # several more sweeps
     timeouts = _events(game, actor="timeout")
     assert sorted(e.idempotency_key for e in timeouts) == [f"timeout-{s}-1" for s in range(4)]
@@ -172,24 +193,33 @@ def test_a_worker_killed_in_the_middle_of_a_time_out_fires_it_once_after_the_res
     _consistent(game)
 
 
-@pytest.mark.parametrize("point, reminders", [
-    ("email.sent:reminder", 1),     # the SMTP server took it; the row was not yet marked
-    ("email.claimed:reminder", 0),  # claimed, not yet sent: lost rather than sent twice
-])
+@pytest.mark.parametrize(
+    "point, reminders",
+    [
+        ("email.sent:reminder", 1),  # the SMTP server took it; the row was not yet marked
+        ("email.claimed:reminder", 0),  # claimed, not yet sent: lost rather than sent twice
+    ],
+)
 def test_a_worker_killed_while_sending_a_reminder_sends_it_at_most_once(
     stack, smtp_server, point, reminders
 ):
     port, received = smtp_server
     people = [make_user(name) for name in ("ana", "bo", "cy", "di")]
     fault = stack.fault(point)
-    smtp = {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(port), "EMAIL_USE_TLS": "false",
-            "OUTBOX_RETRY_SECONDS": "1", "CLOCK_SWEEP_SECONDS": "1"}
+    smtp = {
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(port),
+        "EMAIL_USE_TLS": "false",
+        "OUTBOX_RETRY_SECONDS": "1",
+        "CLOCK_SWEEP_SECONDS": "1",
+    }
     stack.worker(env={**smtp, **FAST_REDELIVERY}, fault=fault)
     stack.beat(env=smtp)
     game = make_started_game(people, pace=Game.Pace.TURN_BASED, turn_hours=24)
     # The four "your turn" emails of the deal go out first (the fault is for reminders).
-    wait_until(lambda: len(received) == 4, 30, "the your-turn emails",
-               lambda: stack.log("worker")[-3000:])
+    wait_until(
+        lambda: len(received) == 4, 30, "the your-turn emails", lambda: stack.log("worker")[-3000:]
+    )
 
     # Half of Ana's time has gone: the sweep writes her reminder and the worker sends it.
     game.refresh_from_db()
@@ -206,8 +236,11 @@ def test_a_worker_killed_while_sending_a_reminder_sends_it_at_most_once(
     subjects = [email.message_from_bytes(e.content)["Subject"] for e in received]
     sent = [s for s in subjects if s.startswith("Reminder")]
     assert len(sent) == reminders, subjects
-    assert all(e.rcpt_tos == ["ana@example.com"] for e in received
-               if email.message_from_bytes(e.content)["Subject"].startswith("Reminder"))
+    assert all(
+        e.rcpt_tos == ["ana@example.com"]
+        for e in received
+        if email.message_from_bytes(e.content)["Subject"].startswith("Reminder")
+    )
     row = EmailOutbox.objects.get(game=game, kind="reminder")
     assert (row.seat, row.seq, row.skipped) == (0, 1, "sending")  # the sender died with it
     assert row.sent_at is not None

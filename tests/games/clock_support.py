@@ -25,8 +25,9 @@ def move_as_person(game, seat):
     """The seat makes the plain move itself, before its clock runs out."""
     game.refresh_from_db()
     action = store.load_state(game).auto_action(seat)
-    return decisions.apply_decision(game.pk, seat, action, GameEvent.Actor.PERSON,
-                                   idempotency_key=uuid.uuid4().hex)
+    return decisions.apply_decision(
+        game.pk, seat, action, GameEvent.Actor.PERSON, idempotency_key=uuid.uuid4().hex
+    )
 
 
 def timeout_events(game, seat=None):

@@ -36,8 +36,7 @@ def make_bot(username):
 
 def stream(game_id, raw=None):
     headers = [(b"authorization", f"Bearer {raw}".encode())] if raw else []
-    return WebsocketCommunicator(application, f"/api/bot/games/{game_id}/stream",
-                                 headers=headers)
+    return WebsocketCommunicator(application, f"/api/bot/games/{game_id}/stream", headers=headers)
 
 
 async def closed_with(comm):
@@ -103,14 +102,21 @@ def test_the_stream_sends_the_seats_state_as_the_http_api_does_and_again_when_th
         assert connected
         first = await comm.receive_json_from(timeout=5)
         found = await database_sync_to_async(
-            lambda: seat_state(Game.objects.select_related("snapshot").get(pk=game.pk), 1))()
+            lambda: seat_state(Game.objects.select_related("snapshot").get(pk=game.pk), 1)
+        )()
         assert first == {"type": "state", **found}
         assert first["view"]["hand"] and "hands" not in json.dumps(first["view"])
         assert first["your_turn"] is True  # the setup pass: every seat chooses a card
         # Ana passes a card: the game moved, so the stream says so, with a newer seq.
-        await database_sync_to_async(lambda: decisions.apply_decision(
-            game.pk, 0, store.load_state(Game.objects.get(pk=game.pk)).auto_action(0),
-            "person", idempotency_key="ana-1"))()
+        await database_sync_to_async(
+            lambda: decisions.apply_decision(
+                game.pk,
+                0,
+                store.load_state(Game.objects.get(pk=game.pk)).auto_action(0),
+                "person",
+                idempotency_key="ana-1",
+            )
+        )()
         second = await comm.receive_json_from(timeout=5)
         assert second["type"] == "state" and second["seq"] > first["seq"]
         assert await comm.receive_nothing(timeout=0.3)
@@ -159,8 +165,13 @@ def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_no
 
     def person_moves(seat):
         fresh, state = state_now()
-        decisions.apply_decision(game.pk, seat, state.auto_action(seat), "person",
-                                 idempotency_key=f"p{seat}-{fresh.last_seq}")
+        decisions.apply_decision(
+            game.pk,
+            seat,
+            state.auto_action(seat),
+            "person",
+            idempotency_key=f"p{seat}-{fresh.last_seq}",
+        )
 
     def check():
         knowable.refresh()
@@ -215,8 +226,11 @@ def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_no
                 break
             if state["your_turn"] and state["seq"] == fresh.last_seq:
                 view = state["view"]
-                action = ({"type": "give", "cards": rng.sample(view["hand"], view["must_give"])}
-                          if view["must_give"] else rng.choice(state["legal"]))
+                action = (
+                    {"type": "give", "cards": rng.sample(view["hand"], view["must_give"])}
+                    if view["must_give"]
+                    else rng.choice(state["legal"])
+                )
                 await comm.send_json_to({"type": "act", "action": action, "key": f"k{step}"})
             elif set(fresh.waiting_on) & people:
                 await database_sync_to_async(person_moves)(min(set(fresh.waiting_on) & people))
@@ -271,9 +285,14 @@ def test_a_slow_bot_account_times_out_like_a_person_and_after_three_a_site_bot_t
     # Its program's next decision is refused, as a person's would be.
     state = store.load_state(game)
     with pytest.raises(decisions.DecisionRefused):
-        decisions.apply_decision(game.pk, 3, state.auto_action(3) if 3 in game.waiting_on
-                                 else {"type": "concede"}, "person", user=robo,
-                                 idempotency_key="late")
+        decisions.apply_decision(
+            game.pk,
+            3,
+            state.auto_action(3) if 3 in game.waiting_on else {"type": "concede"},
+            "person",
+            user=robo,
+            idempotency_key="late",
+        )
 
 
 def test_act_frames_count_against_the_accounts_requests_with_its_http_calls(ana, settings):
@@ -283,8 +302,12 @@ def test_act_frames_count_against_the_accounts_requests_with_its_http_calls(ana,
     settings.API_RATE_LIMIT = 3
     robo, raw = make_bot("robo")
     game = bot_game(ana, robo)
-    assert Client().get(f"/api/bot/games/{game.pk}",
-                        headers={"Authorization": f"Bearer {raw}"}).status_code == 200
+    assert (
+        Client()
+        .get(f"/api/bot/games/{game.pk}", headers={"Authorization": f"Bearer {raw}"})
+        .status_code
+        == 200
+    )
     pick = store.load_state(game).auto_action(1)
 
     async def scenario():

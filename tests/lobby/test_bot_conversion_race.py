@@ -20,8 +20,11 @@ from games.models import Game, Seat
 from lobby import services as lobby
 from tests.conftest import PASSWORD, make_table, make_user, race
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("require_postgres")]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("require_postgres"),
+]
 
 
 def client_of(user):

@@ -41,7 +41,11 @@ def test_the_host_invites_a_bot_account_to_an_empty_seat_which_stays_free_until_
     [listed] = services.bot_invitations(robo)
     assert listed["id"] == invitation.pk
     assert (listed["game"], listed["seat"], listed["host"], listed["players"]) == (
-        table.pk, 2, "Ana", 4)
+        table.pk,
+        2,
+        "Ana",
+        4,
+    )
 
     seat = services.accept_invitation(invitation.pk, robo)
 
@@ -186,6 +190,7 @@ def test_a_bot_accounts_seat_is_marked_as_a_bot_in_the_names(ana, robo):
 
 # --- The lobby's table page.
 
+
 def test_the_host_invites_from_the_table_page_and_the_seat_shows_the_invitation(
     client, ana, robo, table
 ):
@@ -200,7 +205,9 @@ def test_the_host_invites_from_the_table_page_and_the_seat_shows_the_invitation(
     assert "Invited: Robo" in page
     assert "Cancel the invitation to seat 2" in page
     client.post(reverse("lobby:cancel_invitation", args=[table.pk, 1]))
-    assert "Invited: Robo" not in client.get(reverse("lobby:table", args=[table.pk])).content.decode()
+    assert (
+        "Invited: Robo" not in client.get(reverse("lobby:table", args=[table.pk])).content.decode()
+    )
 
 
 def test_a_refused_invitation_answers_with_its_reason(client, ana, bo, table):

@@ -41,20 +41,38 @@ def test_every_rule_book_option_is_stored(client, ana):
 
     client.post(
         reverse("lobby:create"),
-        table_data(players=8, pace="turn", turn_hours=72, missed_deadline="leave",
-                   stacking="on", final_card_penalty=None, scoring="target", target_score=1250,
-                   spectators="on", private="on"),
+        table_data(
+            players=8,
+            pace="turn",
+            turn_hours=72,
+            missed_deadline="leave",
+            stacking="on",
+            final_card_penalty=None,
+            scoring="target",
+            target_score=1250,
+            spectators="on",
+            private="on",
+        ),
     )
 
     game = Game.objects.get()
-    assert (game.players, game.pace, game.turn_hours, game.missed_deadline) == (8, "turn", 72, "leave")
+    assert (game.players, game.pace, game.turn_hours, game.missed_deadline) == (
+        8,
+        "turn",
+        72,
+        "leave",
+    )
     assert game.stacking and not game.final_card_penalty
     assert game.target_score == 1250
     assert game.spectators and game.private
     assert game.seats.count() == 8
     options = game.engine_options()
-    assert (options.players, options.stacking, options.final_card_penalty, options.target_score) == (
-        8, True, False, 1250)
+    assert (
+        options.players,
+        options.stacking,
+        options.final_card_penalty,
+        options.target_score,
+    ) == (8, True, False, 1250)
 
 
 @pytest.mark.parametrize("seconds", [45, 30, 15])

@@ -17,7 +17,7 @@ def test_the_lobby_lists_open_public_tables_with_their_options_and_free_seats(cl
     assert f"Table {game.pk}" in page
     assert "Turn by turn, 12 h a turn" in page
     assert "To 300 points" in page and "stacking" in page
-    row = page[page.index(f"Table {game.pk}"):]
+    row = page[page.index(f"Table {game.pk}") :]
     assert "<td>4</td>" in row[: row.index("</tr>")]  # 6 seats, 2 taken
 
 

@@ -27,6 +27,7 @@ CHANGED = {"type": "access.changed"}
 def told(game, numbers, change):
     """Runs `change()` while a listener sits in the group of each seat of `numbers`;
     returns {seat number: the first message it heard, or None}."""
+
     async def scenario():
         layer = get_channel_layer()
         listeners = {}
@@ -90,4 +91,5 @@ def test_play_again_tells_the_seats_it_fills_at_the_new_table(ana, bo):
     client_of(ana).post(reverse("games:again", args=[old.pk]))
     new = Game.objects.get(rematch_of=old)
     assert told(new, [1], lambda: client_of(bo).post(reverse("games:again", args=[old.pk]))) == {
-        1: CHANGED}
+        1: CHANGED
+    }

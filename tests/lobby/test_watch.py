@@ -13,16 +13,19 @@ pytestmark = pytest.mark.django_db
 def test_watch_lists_running_public_tables_that_allow_watchers_only(client, four):
     watchable = make_started_game(four, spectators=True)
     closed = make_started_game([make_user(f"c{n}") for n in range(4)], spectators=False)
-    private = make_started_game([make_user(f"p{n}") for n in range(4)], spectators=True,
-                                private=True)
+    private = make_started_game(
+        [make_user(f"p{n}") for n in range(4)], spectators=True, private=True
+    )
     page = client.get(reverse("lobby:watch")).content.decode()
     assert reverse("games:play", args=[watchable.pk]) in page
     assert f"Watch table {watchable.pk}" in page
     for game in (closed, private):
         assert reverse("games:play", args=[game.pk]) not in page
     Game.objects.filter(pk=watchable.pk).update(status=Game.Status.FINISHED)
-    assert reverse("games:play", args=[watchable.pk]) not in client.get(
-        reverse("lobby:watch")).content.decode()
+    assert (
+        reverse("games:play", args=[watchable.pk])
+        not in client.get(reverse("lobby:watch")).content.decode()
+    )
 
 
 def test_the_lobby_says_whose_move_it_is_in_the_players_running_games(client, four):

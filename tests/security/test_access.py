@@ -43,8 +43,10 @@ def pages_about(game, users):
     urls += [f"{replay}?seat={s}" for s in range(game.players)]
     urls += [f"{replay}?seat={s}&step=3" for s in range(game.players)]
     for user in users:
-        urls += [reverse("history:profile", args=[user.username]),
-                 reverse("history:player", args=[user.username])]
+        urls += [
+            reverse("history:profile", args=[user.username]),
+            reverse("history:player", args=[user.username]),
+        ]
     return urls
 
 
@@ -131,9 +133,16 @@ def test_no_email_carries_a_card():
     game = make_started_game(players, pace=Game.Pace.TURN_BASED, turn_hours=12)
     client = Client()
     client.post(reverse("accounts:password_reset"), {"email": "m1@example.com"})
-    client.post(reverse("accounts:signup"), {
-        "username": "newbie", "email": "newbie@example.com", "display_name": "New",
-        "password1": PASSWORD, "password2": PASSWORD})
+    client.post(
+        reverse("accounts:signup"),
+        {
+            "username": "newbie",
+            "email": "newbie@example.com",
+            "display_name": "New",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+    )
     for _ in range(20):
         play_one(game)
         outbox.deliver_outbox(game_id=game.pk)
@@ -157,21 +166,25 @@ def test_nobody_acts_for_another_seat_over_http():
     for action in state.legal_actions(turn):
         assert action not in state.legal_actions(world.seat_of(poster))
         for extra in ({"seat": turn}, {"seat": str(turn), "user": world.players[turn].pk}):
-            response = client.post(reverse("games:act", args=[world.game.pk]),
-                                   {"action": json.dumps(action), "key": "k", **extra},
-                                   headers={"HX-Request": "true"})
+            response = client.post(
+                reverse("games:act", args=[world.game.pk]),
+                {"action": json.dumps(action), "key": "k", **extra},
+                headers={"HX-Request": "true"},
+            )
             assert response.status_code == 400
             assert 'role="alert"' in response.content.decode()
     # An outsider may not post at all, even what the seat on turn may do.
     response = world.client(world.ed).post(
         reverse("games:act", args=[world.game.pk]),
-        {"action": json.dumps(state.legal_actions(turn)[0]), "seat": turn})
+        {"action": json.dumps(state.legal_actions(turn)[0]), "seat": turn},
+    )
     assert response.status_code == 403
     assert fingerprint() == before
     # The same move from the seat on turn is applied: the refusals were not a broken door.
     response = world.client(world.players[turn]).post(
         reverse("games:act", args=[world.game.pk]),
-        {"action": json.dumps(state.legal_actions(turn)[0]), "key": "k"})
+        {"action": json.dumps(state.legal_actions(turn)[0]), "key": "k"},
+    )
     assert response.status_code == 302
     assert GameEvent.objects.filter(game=world.game).count() == len(before["events"]) + 1
 
@@ -187,8 +200,10 @@ def test_only_the_host_starts_or_runs_the_seats_of_a_table():
         client = world.client(user)
         assert client.post(reverse("lobby:start", args=[table.pk])).status_code == 403
         assert client.post(reverse("lobby:remove", args=[table.pk, 2])).status_code == 403
-        assert client.post(reverse("lobby:bot", args=[table.pk, 2]),
-                           {"level": "hard"}).status_code == 403
+        assert (
+            client.post(reverse("lobby:bot", args=[table.pk, 2]), {"level": "hard"}).status_code
+            == 403
+        )
     assert fingerprint() == before
     response = world.client(world.ana).post(reverse("lobby:start", args=[table.pk]))
     assert response.status_code == 302
@@ -203,14 +218,28 @@ def test_moderation_is_for_staff_only():
     for user in (world.ana, world.bo, world.ed):
         client = world.client(user)
         for url, data in (
-            (reverse("admin:games_game_moderate", args=[world.game.pk]),
-             {"what": "bot", "seat": 1, "level": "easy", "reason": "because"}),
-            (reverse("admin:games_game_changelist"),
-             {"action": "abort_tables", "_selected_action": [world.game.pk], "apply": "1",
-              "reason": "because"}),
-            (reverse("admin:accounts_user_changelist"),
-             {"action": "ban_accounts", "_selected_action": [world.bo.pk], "apply": "1",
-              "reason": "because"}),
+            (
+                reverse("admin:games_game_moderate", args=[world.game.pk]),
+                {"what": "bot", "seat": 1, "level": "easy", "reason": "because"},
+            ),
+            (
+                reverse("admin:games_game_changelist"),
+                {
+                    "action": "abort_tables",
+                    "_selected_action": [world.game.pk],
+                    "apply": "1",
+                    "reason": "because",
+                },
+            ),
+            (
+                reverse("admin:accounts_user_changelist"),
+                {
+                    "action": "ban_accounts",
+                    "_selected_action": [world.bo.pk],
+                    "apply": "1",
+                    "reason": "because",
+                },
+            ),
             (reverse("admin:games_game_log", args=[world.game.pk]), None),
         ):
             response = client.post(url, data) if data else client.get(url)
@@ -221,7 +250,8 @@ def test_moderation_is_for_staff_only():
     # A moderator can: the refusals above were about who asked.
     response = world.client(world.mo).post(
         reverse("admin:games_game_moderate", args=[world.game.pk]),
-        {"what": "bot", "seat": 1, "level": "easy", "reason": "because"})
+        {"what": "bot", "seat": 1, "level": "easy", "reason": "because"},
+    )
     assert response.status_code == 302
     assert GameEvent.objects.filter(game=world.game, actor="moderator").count() == 1
 
@@ -231,10 +261,16 @@ def test_the_address_limit_is_not_lifted_by_a_forwarded_for_header(settings):
     make_user("ana")
     settings.LOGIN_RATE_IP_LIMIT = 3
     for n in range(3):
-        Client().post(reverse("accounts:login"), {"username": f"nobody{n}", "password": "x"},
-                      headers={"X-Forwarded-For": f"10.0.0.{n}"})
-    response = Client().post(reverse("accounts:login"), {"username": "ana", "password": PASSWORD},
-                             headers={"X-Forwarded-For": "10.9.9.9"})
+        Client().post(
+            reverse("accounts:login"),
+            {"username": f"nobody{n}", "password": "x"},
+            headers={"X-Forwarded-For": f"10.0.0.{n}"},
+        )
+    response = Client().post(
+        reverse("accounts:login"),
+        {"username": "ana", "password": PASSWORD},
+        headers={"X-Forwarded-For": "10.9.9.9"},
+    )
     assert response.status_code == 429
     assert "Too many log-in attempts" in response.content.decode()
 
@@ -246,9 +282,16 @@ def test_sign_ups_past_the_limit_create_no_account_even_when_valid(settings):
 
     statuses = []
     for n in range(4):
-        response = Client().post(reverse("accounts:signup"), {
-            "username": f"new{n}", "email": f"new{n}@example.com", "display_name": "",
-            "password1": PASSWORD, "password2": PASSWORD})
+        response = Client().post(
+            reverse("accounts:signup"),
+            {
+                "username": f"new{n}",
+                "email": f"new{n}@example.com",
+                "display_name": "",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+            },
+        )
         statuses.append(response.status_code)
     assert statuses == [302, 302, 429, 429]
     assert sorted(User.objects.values_list("username", flat=True)) == ["new0", "new1"]

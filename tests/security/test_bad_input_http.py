@@ -42,22 +42,46 @@ from tests.security.world import (
 
 pytestmark = pytest.mark.django_db
 
-FUZZ = settings(max_examples=40, deadline=None, derandomize=False,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                       HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=False,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 
 # Text as a browser could send it and worse: NULs, control characters, other scripts, long,
 # JSON nested thousands deep (a move is JSON: its parser must not overflow its stack).
 junk = st.one_of(
     st.text(max_size=30),
     st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=300),
-    st.sampled_from(["\x00", "'; DROP TABLE games_game; --", "<script>alert(1)</script>", "{}",
-                     "[]", "null", '{"type": "draw"}', "-1", "99999999999999999999999", "R3",
-                     "WTD4", "%00", "../../etc/passwd", "Y" * 5000, "[" * 5000 + "]" * 5000,
-                     '{"type": ' * 2000 + "1" + "}" * 2000]),
+    st.sampled_from(
+        [
+            "\x00",
+            "'; DROP TABLE games_game; --",
+            "<script>alert(1)</script>",
+            "{}",
+            "[]",
+            "null",
+            '{"type": "draw"}',
+            "-1",
+            "99999999999999999999999",
+            "R3",
+            "WTD4",
+            "%00",
+            "../../etc/passwd",
+            "Y" * 5000,
+            "[" * 5000 + "]" * 5000,
+            '{"type": ' * 2000 + "1" + "}" * 2000,
+        ]
+    ),
 )
-words = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="/?#%"), min_size=1,
-                max_size=40).filter(lambda s: s.strip() not in ("", ".", ".."))
+words = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="/?#%"), min_size=1, max_size=40
+).filter(lambda s: s.strip() not in ("", ".", ".."))
 big_ints = st.one_of(st.integers(min_value=0, max_value=2**31), st.integers(min_value=2**31))
 
 
@@ -74,15 +98,33 @@ def quoted(text):
 # Escapes no route can hold: a NUL and other control characters (C0, DEL, C1), bytes that
 # are not UTF-8 (a stray continuation byte, a lone lead byte, a cut-off sequence, an
 # overlong "/", a surrogate, beyond U+10FFFF), and U+FFFD, what a server makes of those.
-UNREADABLE_ESCAPES = ["%00", "%01", "%0A", "%1B", "%7F", "%C2%85", "%FF", "%80", "%C3%28",
-                      "%E2%82", "%C0%AF", "%ED%A0%80", "%F4%90%80%80", "%EF%BF%BD"]
+UNREADABLE_ESCAPES = [
+    "%00",
+    "%01",
+    "%0A",
+    "%1B",
+    "%7F",
+    "%C2%85",
+    "%FF",
+    "%80",
+    "%C3%28",
+    "%E2%82",
+    "%C0%AF",
+    "%ED%A0%80",
+    "%F4%90%80%80",
+    "%EF%BF%BD",
+]
 # Parts a route can never take for one of its own (never a number, never a real word).
 unreadable_parts = st.one_of(
-    st.builds(lambda before, bad, after: Part(before + bad + after),
-              st.sampled_from(["", "1", "ana", "%C3%A9"]), st.sampled_from(UNREADABLE_ESCAPES),
-              st.sampled_from(["", "2", "x"])),
-    st.sampled_from([Part("a" * 10_000), Part("9" * 10_000), Part("%E2%99%A0" * 3_000),
-                     Part("%00" * 2_000)]),
+    st.builds(
+        lambda before, bad, after: Part(before + bad + after),
+        st.sampled_from(["", "1", "ana", "%C3%A9"]),
+        st.sampled_from(UNREADABLE_ESCAPES),
+        st.sampled_from(["", "2", "x"]),
+    ),
+    st.sampled_from(
+        [Part("a" * 10_000), Part("9" * 10_000), Part("%E2%99%A0" * 3_000), Part("%00" * 2_000)]
+    ),
 )
 # Any part: those, and words in any script as a browser escapes them.
 path_parts = st.one_of(words.map(quoted), unreadable_parts)
@@ -96,8 +138,7 @@ def unroutable(target):
         text = path.decode()
     except UnicodeDecodeError:
         return True
-    return len(text) > 1000 or any(c == "\ufffd" or unicodedata.category(c) == "Cc"
-                                   for c in text)
+    return len(text) > 1000 or any(c == "\ufffd" or unicodedata.category(c) == "Cc" for c in text)
 
 
 def spoilt(draw, arg):
@@ -108,13 +149,17 @@ def spoilt(draw, arg):
 
 def junk_fields(names):
     """A form body: some of the endpoint's own field names and some others, junk values."""
-    keys = st.one_of(st.sampled_from(names), st.text(min_size=1, max_size=20)) if names else \
-        st.text(min_size=1, max_size=20)
+    keys = (
+        st.one_of(st.sampled_from(names), st.text(min_size=1, max_size=20))
+        if names
+        else st.text(min_size=1, max_size=20)
+    )
     return st.dictionaries(keys, st.one_of(junk, st.lists(junk, max_size=3)), max_size=8)
 
 
-def query(names=("page", "seat", "step", "all", "status", "mode", "size", "result", "player",
-                 "next")):
+def query(
+    names=("page", "seat", "step", "all", "status", "mode", "size", "result", "player", "next"),
+):
     return junk_fields(list(names))
 
 
@@ -155,22 +200,30 @@ def logged_in(w, draw):
 
 def page(name, args_of=lambda w, draw: ()):
     """A page read with GET and junk in the query string: it may answer 200, never 5xx."""
+
     def case(w, draw):
-        return Request(anyone(w, draw), "get", url(name, *args_of(w, draw)), draw(query()),
-                       must_refuse=False)
+        return Request(
+            anyone(w, draw), "get", url(name, *args_of(w, draw)), draw(query()), must_refuse=False
+        )
+
     return case
 
 
 def wrong_method(name, args_of=lambda w, draw: ()):
     """A post-only action asked with GET."""
+
     def case(w, draw):
         return Request(logged_in(w, draw), "get", url(name, *args_of(w, draw)), draw(query()))
+
     return case
 
 
 def any_game_id(w, draw):
-    return draw(st.one_of(st.sampled_from([w.game.pk, w.open_table.pk]), big_ints, path_parts,
-                          unreadable_parts))
+    return draw(
+        st.one_of(
+            st.sampled_from([w.game.pk, w.open_table.pk]), big_ints, path_parts, unreadable_parts
+        )
+    )
 
 
 def any_word(w, draw):
@@ -191,8 +244,11 @@ def login(w, draw):
 
 
 def profile(w, draw):
-    data = draw(junk_fields(["display_name", "email", "time_zone", "turn_email",
-                                     "quiet_start", "quiet_end"]))
+    data = draw(
+        junk_fields(
+            ["display_name", "email", "time_zone", "turn_email", "quiet_start", "quiet_end"]
+        )
+    )
     data["time_zone"] = "Mars/" + str(data.get("time_zone", ""))  # no such zone
     return Request(logged_in(w, draw), "post", url("accounts:profile"), data)
 
@@ -211,8 +267,12 @@ def password_reset(w, draw):
 
 def password_reset_confirm(w, draw):
     target = url("accounts:password_reset_confirm", any_word(w, draw), any_word(w, draw))
-    return Request(None, draw(st.sampled_from(["get", "post"])), target,
-                   draw(junk_fields(["new_password1", "new_password2"])))
+    return Request(
+        None,
+        draw(st.sampled_from(["get", "post"])),
+        target,
+        draw(junk_fields(["new_password1", "new_password2"])),
+    )
 
 
 def confirm_email(w, draw):
@@ -222,13 +282,30 @@ def confirm_email(w, draw):
 def unsubscribe(w, draw):
     # A junk token, read or posted (the one-click POST needs no session): refused, and no
     # choice of anyone's changes.
-    return Request(anyone(w, draw), draw(st.sampled_from(["get", "post"])),
-                   url("accounts:unsubscribe", any_word(w, draw)))
+    return Request(
+        anyone(w, draw),
+        draw(st.sampled_from(["get", "post"])),
+        url("accounts:unsubscribe", any_word(w, draw)),
+    )
 
 
 def create_table(w, draw):
-    data = draw(junk_fields(["players", "pace", "move_seconds", "turn_hours", "missed_deadline",
-                             "stacking", "scoring", "target_score", "spectators", "private"]))
+    data = draw(
+        junk_fields(
+            [
+                "players",
+                "pace",
+                "move_seconds",
+                "turn_hours",
+                "missed_deadline",
+                "stacking",
+                "scoring",
+                "target_score",
+                "spectators",
+                "private",
+            ]
+        )
+    )
     data["players"] = "x" + str(data.get("players", ""))  # never 4, 6 or 8
     return Request(logged_in(w, draw), "post", url("lobby:create"), data)
 
@@ -236,6 +313,7 @@ def create_table(w, draw):
 def lobby_seat_action(name):
     """take / bot / remove with a seat number: at the running game, at a table that does not
     exist, at a seat the open table does not have, or by someone not allowed."""
+
     def case(w, draw):
         user = logged_in(w, draw)
         kind = draw(st.sampled_from(["started", "missing", "no-seat", "not-allowed"]))
@@ -258,27 +336,40 @@ def lobby_seat_action(name):
             data["level"] = "x" + data["level"]
         game_id, number = spoilt(draw, game_id), spoilt(draw, number)
         return Request(user, "post", url(name, game_id, number), data)
+
     return case
 
 
 def leave(w, draw):
     kind = draw(st.sampled_from(["started", "not-seated", "missing"]))
     if kind == "started":
-        return Request(draw(st.sampled_from(w.players)), "post",
-                       url("lobby:leave", spoilt(draw, w.game.pk)))
+        return Request(
+            draw(st.sampled_from(w.players)), "post", url("lobby:leave", spoilt(draw, w.game.pk))
+        )
     if kind == "missing":
-        return Request(logged_in(w, draw), "post",
-                       url("lobby:leave", draw(st.integers(min_value=w.game.pk + 1000))))
-    return Request(draw(st.sampled_from([w.cy, w.di, w.ed])), "post",
-                   url("lobby:leave", spoilt(draw, w.open_table.pk)), draw(junk_fields([])))
+        return Request(
+            logged_in(w, draw),
+            "post",
+            url("lobby:leave", draw(st.integers(min_value=w.game.pk + 1000))),
+        )
+    return Request(
+        draw(st.sampled_from([w.cy, w.di, w.ed])),
+        "post",
+        url("lobby:leave", spoilt(draw, w.open_table.pk)),
+        draw(junk_fields([])),
+    )
 
 
 def decline(w, draw):
     # No seat anywhere in the world is held for anyone (no Play again table): at the open
     # table, the running game or a table that does not exist, there is nothing to decline.
     game_id = draw(st.sampled_from([w.open_table.pk, w.game.pk, w.game.pk + 1000]))
-    return Request(logged_in(w, draw), "post", url("lobby:decline", spoilt(draw, game_id)),
-                   draw(junk_fields([])))
+    return Request(
+        logged_in(w, draw),
+        "post",
+        url("lobby:decline", spoilt(draw, game_id)),
+        draw(junk_fields([])),
+    )
 
 
 def start(w, draw):
@@ -319,13 +410,21 @@ def act(w, draw):
         # ignore them, and the event row would store them (a NUL there is a 500).
         seat, action = own
         user = w.players[seat]
-        action.update(draw(st.dictionaries(
-            st.text(min_size=1, max_size=10).filter(lambda k: k not in moves.ACTION_KEYS),
-            junk, min_size=1, max_size=2)))
+        action.update(
+            draw(
+                st.dictionaries(
+                    st.text(min_size=1, max_size=10).filter(lambda k: k not in moves.ACTION_KEYS),
+                    junk,
+                    min_size=1,
+                    max_size=2,
+                )
+            )
+        )
         data = {"action": json.dumps(action), "key": draw(st.text(min_size=1, max_size=40))}
     elif kind in ("junk", "own-move-with-junk"):  # the latter at a finished game
-        data = draw(junk_fields(["play", "color", "cards", "give", "pick", "do", "action", "key",
-                                 "seat"]))
+        data = draw(
+            junk_fields(["play", "color", "cards", "give", "pick", "do", "action", "key", "seat"])
+        )
         data.pop("concede", None)
     else:
         other = draw(st.sampled_from([s for s in range(4) if s != seat]))
@@ -336,13 +435,20 @@ def act(w, draw):
             action.update({k: v for k, v in extra.items() if k != "type"})
         data = {"action": json.dumps(action), "seat": other, "key": draw(junk)}
     if seat is not None and own is None:
-        parsed = moves.clean_action(table_views._form_action(QueryDict(urllib.parse.urlencode(
-            {k: v for k, v in data.items()}, doseq=True))))
+        parsed = moves.clean_action(
+            table_views._form_action(
+                QueryDict(urllib.parse.urlencode({k: v for k, v in data.items()}, doseq=True))
+            )
+        )
         # Never a move this seat may make: those would be accepted, rightly.
-        assume(parsed is None or (parsed not in state.legal_actions(seat)
-                                  and parsed.get("type") not in ("concede", "give")))
-    return Request(user, "post", url("games:act", target), data,
-                   htmx=draw(st.booleans()))
+        assume(
+            parsed is None
+            or (
+                parsed not in state.legal_actions(seat)
+                and parsed.get("type") not in ("concede", "give")
+            )
+        )
+    return Request(user, "post", url("games:act", target), data, htmx=draw(st.booleans()))
 
 
 def report(w, draw):
@@ -361,8 +467,13 @@ def chat_send(w, draw):
     data = draw(junk_fields(["text", "key", "phrase"]))
     data["text"] = draw(st.sampled_from([" \t\n", "", "x" * 301 + str(data.get("text", ""))]))
     data["phrase"] = ""
-    return Request(logged_in(w, draw), "post", url("games:chat_send", any_game_id(w, draw)), data,
-                   htmx=draw(st.booleans()))
+    return Request(
+        logged_in(w, draw),
+        "post",
+        url("games:chat_send", any_game_id(w, draw)),
+        data,
+        htmx=draw(st.booleans()),
+    )
 
 
 def chat_off(w, draw):
@@ -374,16 +485,20 @@ def chat_off(w, draw):
 def chat_report(w, draw):
     # No line exists in the world: every message number is one there is not.
     message = draw(st.one_of(big_ints, path_parts))
-    return Request(logged_in(w, draw), "post",
-                   url("games:chat_report", any_game_id(w, draw), message), draw(junk_fields([])))
+    return Request(
+        logged_in(w, draw),
+        "post",
+        url("games:chat_report", any_game_id(w, draw), message),
+        draw(junk_fields([])),
+    )
 
 
 def again(w, draw):
     # An outsider, or anyone at a table not over (the open one): never a new table.
-    user, game_id = draw(st.sampled_from([(w.ed, w.game.pk), (w.ana, w.open_table.pk),
-                                          (w.ed, w.open_table.pk)]))
-    return Request(user, "post", url("games:again", spoilt(draw, game_id)),
-                   draw(junk_fields([])))
+    user, game_id = draw(
+        st.sampled_from([(w.ed, w.game.pk), (w.ana, w.open_table.pk), (w.ed, w.open_table.pk)])
+    )
+    return Request(user, "post", url("games:again", spoilt(draw, game_id)), draw(junk_fields([])))
 
 
 def user_args(w, draw):
@@ -392,8 +507,13 @@ def user_args(w, draw):
 
 def verify(w, draw):
     """The deals' check with a junk seed and secret in its GET form: never a 5xx."""
-    return Request(anyone(w, draw), "get", url("history:verify", *game_args(w, draw)),
-                   draw(query(("seed", "secret", "step"))), must_refuse=False)
+    return Request(
+        anyone(w, draw),
+        "get",
+        url("history:verify", *game_args(w, draw)),
+        draw(query(("seed", "secret", "step"))),
+        must_refuse=False,
+    )
 
 
 def become_bot(w, draw):
@@ -405,22 +525,29 @@ def become_bot(w, draw):
 
 def token_create(w, draw):
     """The people of the world are no bot accounts: no token for them, whatever the form."""
-    return Request(logged_in(w, draw), "post", url("accounts:bot_token_create"),
-                   draw(junk_fields(["name"])))
+    return Request(
+        logged_in(w, draw), "post", url("accounts:bot_token_create"), draw(junk_fields(["name"]))
+    )
 
 
 def token_revoke(w, draw):
     """Nobody in the world has a token: every id is someone else's or none."""
-    return Request(logged_in(w, draw), "post", url("accounts:bot_token_revoke",
-                                                   spoilt(draw, draw(big_ints))), draw(query()))
+    return Request(
+        logged_in(w, draw),
+        "post",
+        url("accounts:bot_token_revoke", spoilt(draw, draw(big_ints))),
+        draw(query()),
+    )
 
 
 def bot_api(name, args_of=lambda w, draw: ()):
     """The Bot API with a session, or nothing, for a credential: refused (401) in words,
     with either method. tests/games/api/test_fuzz.py fuzzes it with a valid token."""
+
     def case(w, draw):
         method = draw(st.sampled_from(["get", "post"]))
         return Request(anyone(w, draw), method, url(name, *args_of(w, draw)), draw(query()))
+
     return case
 
 
@@ -548,8 +675,7 @@ def attack_endpoint(world, name):
             return  # log in first: said by the log-in page itself
         assert 400 <= status < 500, (request.url, request.data, status)
         if status != 405:  # a wrong method is a browser's business, not a person's
-            assert readable(response), (request.url, request.data, status,
-                                        response.content[:300])
+            assert readable(response), (request.url, request.data, status, response.content[:300])
 
     attack()
     assert seen, "no example ran"
@@ -568,8 +694,12 @@ def test_an_oversized_body_is_refused_not_a_server_error(client, no_rate_limits)
     before = fingerprint()
     client.force_login(world.bo)
     huge = "x" * (3 * 1024 * 1024)  # beyond DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB)
-    for target in (url("games:act", world.game.pk), url("lobby:create"),
-                   url("history:report", world.game.pk), url("accounts:profile")):
+    for target in (
+        url("games:act", world.game.pk),
+        url("lobby:create"),
+        url("history:report", world.game.pk),
+        url("accounts:profile"),
+    ):
         response = client.post(target, {"action": huge, "text": huge})
         assert response.status_code == 400, target
     too_many = {f"f{i}": "1" for i in range(1200)}  # beyond DATA_UPLOAD_MAX_NUMBER_FIELDS
@@ -577,9 +707,14 @@ def test_an_oversized_body_is_refused_not_a_server_error(client, no_rate_limits)
     assert fingerprint() == before
 
 
-@pytest.mark.parametrize("nested", ["[" * 5000 + "]" * 5000,
-                                    '{"type": ' * 2000 + '"draw"' + "}" * 2000,
-                                    '{"type": "draw", "card": ' + "[" * 5000 + "]" * 5000 + "}"])
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "[" * 5000 + "]" * 5000,
+        '{"type": ' * 2000 + '"draw"' + "}" * 2000,
+        '{"type": "draw", "card": ' + "[" * 5000 + "]" * 5000 + "}",
+    ],
+)
 def test_a_move_of_json_nested_thousands_deep_is_refused_in_words(nested, no_rate_limits):
     """Python's JSON parser gives up at about a thousand levels with a RecursionError, which
     is no ValueError: a parser that only expects the latter answers a server error."""
@@ -587,8 +722,9 @@ def test_a_move_of_json_nested_thousands_deep_is_refused_in_words(nested, no_rat
     before = fingerprint()
     client = world.client(world.players[world.game.turn])
     for headers in ({}, {"HX-Request": "true"}):
-        response = client.post(url("games:act", world.game.pk), {"action": nested, "key": "k"},
-                                headers=headers)
+        response = client.post(
+            url("games:act", world.game.pk), {"action": nested, "key": "k"}, headers=headers
+        )
         assert response.status_code == 400 and readable(response), response.status_code
     assert fingerprint() == before
 
@@ -617,8 +753,7 @@ def admin_urls(world):
 
 def _filled(route, ident):
     """`route` with each parameter given its ADMIN_VALUES value, or else `ident`."""
-    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(ADMIN_VALUES.get(m.group(1)) or ident),
-                  route)
+    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(ADMIN_VALUES.get(m.group(1)) or ident), route)
 
 
 @pytest.mark.parametrize("who", ["anonymous", "player"])
@@ -634,8 +769,15 @@ def test_no_admin_page_or_post_answers_anyone_but_staff(who):
         if target.startswith(login) or target.startswith(reverse("admin:logout")):
             continue
         for method in ("get", "post"):
-            body = {"action": "abort_tables", "_selected_action": [world.game.pk], "apply": "1",
-                    "reason": "x", "what": "bot", "seat": "1", "level": "easy"}
+            body = {
+                "action": "abort_tables",
+                "_selected_action": [world.game.pk],
+                "apply": "1",
+                "reason": "x",
+                "what": "bot",
+                "seat": "1",
+                "level": "easy",
+            }
             response = getattr(client, method)(target, body if method == "post" else None)
             assert response.status_code in (302, 404, 405), (target, method, response.status_code)
             if response.status_code == 302:
@@ -660,20 +802,52 @@ def test_junk_at_the_moderators_forms_is_refused_and_changes_nothing(examples):
         response = client.post(moderate, body)
         assert response.status_code < 500 and fingerprint() == before
         assert response.status_code == 200 and 'class="errorlist' in response.content.decode()
-        for target in (changelist, users, reverse("admin:games_gameevent_changelist"),
-                       reverse("admin:lobby_report_changelist"),
-                       reverse("admin:accounts_accountaudit_changelist")):
-            params = data.draw(junk_fields(["q", "o", "p", "status", "players", "actor", "kind",
-                                            "game__id__exact", "restriction", "all"]))
+        for target in (
+            changelist,
+            users,
+            reverse("admin:games_gameevent_changelist"),
+            reverse("admin:lobby_report_changelist"),
+            reverse("admin:accounts_accountaudit_changelist"),
+        ):
+            params = data.draw(
+                junk_fields(
+                    [
+                        "q",
+                        "o",
+                        "p",
+                        "status",
+                        "players",
+                        "actor",
+                        "kind",
+                        "game__id__exact",
+                        "restriction",
+                        "all",
+                    ]
+                )
+            )
             response = client.get(target, params)
             assert response.status_code < 500, (target, params, response.status_code)
-        for target, action in ((changelist, "abort_tables"), (users, "ban_accounts"),
-                               (users, "suspend_accounts")):
-            selected = data.draw(st.lists(st.one_of(
-                st.sampled_from([str(world.game.pk), str(world.bo.pk)]), junk), max_size=3))
-            response = client.post(target, {"action": action, "_selected_action": selected,
-                                            "apply": "1", "reason": "",
-                                            **data.draw(junk_fields(["until", "index"]))})
+        for target, action in (
+            (changelist, "abort_tables"),
+            (users, "ban_accounts"),
+            (users, "suspend_accounts"),
+        ):
+            selected = data.draw(
+                st.lists(
+                    st.one_of(st.sampled_from([str(world.game.pk), str(world.bo.pk)]), junk),
+                    max_size=3,
+                )
+            )
+            response = client.post(
+                target,
+                {
+                    "action": action,
+                    "_selected_action": selected,
+                    "apply": "1",
+                    "reason": "",
+                    **data.draw(junk_fields(["until", "index"])),
+                },
+            )
             assert response.status_code < 500, (target, action, response.status_code)
             assert fingerprint() == before, (target, action)
 

@@ -28,18 +28,25 @@ pytestmark = pytest.mark.django_db(transaction=True)
 application = URLRouter(websocket_urlpatterns)
 
 junk = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-    st.text(max_size=50), st.text(alphabet=st.characters(codec="utf-8"), max_size=200),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=50),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=200),
     st.sampled_from(["\x00", "R3", "WTD4", "draw", "x" * 41, "<script>", "1e999"]),
-    st.lists(st.text(max_size=5), max_size=3), st.dictionaries(st.text(max_size=5),
-                                                                st.text(max_size=5), max_size=3),
+    st.lists(st.text(max_size=5), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=3),
 )
 good_keys = st.text(alphabet="abcdef0123456789", min_size=1, max_size=40)
 # (opening, closing) of one level of nesting: arrays, objects, both in turn.
 LEVELS = [("[", "]"), ('{"a":', "}"), ('[{"":', "}]")]
 # Frames around the nesting: alone, as a move's action, as a card of a move.
-AROUND = [("", ""), ('{"type": "act", "key": "k", "action": ', "}"),
-          ('{"type": "act", "key": "k", "action": {"type": "play", "card": ', "}}")]
+AROUND = [
+    ("", ""),
+    ('{"type": "act", "key": "k", "action": ', "}"),
+    ('{"type": "act", "key": "k", "action": {"type": "play", "card": ', "}}"),
+]
 
 
 def nested(opening, closing, depth, before="", after=""):
@@ -53,9 +60,26 @@ def frames(world, game, draw):
     # Half the examples start with the sending seat's own move spoilt (where it has one).
     first_own = draw(st.booleans())
     for index in range(draw(st.integers(min_value=1, max_value=5))):
-        shape = "own-move-with-junk" if first_own and index == 0 else draw(st.sampled_from([
-            "act-junk", "act-other-seat", "act-seat-field", "type", "not-json", "bytes", "huge",
-            "sync", "own-move-with-junk", "nested"]))
+        shape = (
+            "own-move-with-junk"
+            if first_own and index == 0
+            else draw(
+                st.sampled_from(
+                    [
+                        "act-junk",
+                        "act-other-seat",
+                        "act-seat-field",
+                        "type",
+                        "not-json",
+                        "bytes",
+                        "huge",
+                        "sync",
+                        "own-move-with-junk",
+                        "nested",
+                    ]
+                )
+            )
+        )
         own = own_move(state, game) if shape == "own-move-with-junk" else None
         if shape == "own-move-with-junk" and own is None:
             shape = "act-junk"  # a finished game: nobody has a move of their own to spoil
@@ -63,17 +87,42 @@ def frames(world, game, draw):
             # Only for a seat with a decision (the test sends it from there): its own legal
             # move with keys no move has, which the engine would ignore and the log would keep.
             seat, action = own
-            action.update(draw(st.dictionaries(
-                st.text(min_size=1, max_size=10).filter(
-                    lambda k: k not in moves.ACTION_KEYS), junk, min_size=1, max_size=2)))
-            out.append(("json", {"type": "act", "key": draw(good_keys), "action": action,
-                                 "own": seat}, "error"))
+            action.update(
+                draw(
+                    st.dictionaries(
+                        st.text(min_size=1, max_size=10).filter(
+                            lambda k: k not in moves.ACTION_KEYS
+                        ),
+                        junk,
+                        min_size=1,
+                        max_size=2,
+                    )
+                )
+            )
+            out.append(
+                (
+                    "json",
+                    {"type": "act", "key": draw(good_keys), "action": action, "own": seat},
+                    "error",
+                )
+            )
         elif shape == "sync":
-            out.append(("json", {"type": "sync", **draw(st.dictionaries(st.text(max_size=5), junk,
-                                                                        max_size=2))}, "hello"))
+            out.append(
+                (
+                    "json",
+                    {
+                        "type": "sync",
+                        **draw(st.dictionaries(st.text(max_size=5), junk, max_size=2)),
+                    },
+                    "hello",
+                )
+            )
         elif shape == "type":
-            kind = draw(st.one_of(junk, st.sampled_from(["hello", "ok", "fragments", "error", "",
-                                                         "ACT", "act "])))
+            kind = draw(
+                st.one_of(
+                    junk, st.sampled_from(["hello", "ok", "fragments", "error", "", "ACT", "act "])
+                )
+            )
             assume(kind not in ("act", "sync"))
             out.append(("json", {"type": kind, "action": draw(junk), "key": draw(junk)}, "error"))
         elif shape == "not-json":
@@ -95,15 +144,36 @@ def frames(world, game, draw):
             depth = size // len(opening + closing) + draw(st.integers(0, 50))
             out.append(("text", nested(opening, closing, depth, before, after), "error"))
         elif shape == "huge":
-            out.append(("text", json.dumps({"type": "act", "key": "k", "action": {
-                "type": "play", "card": "R3", "pad": "x" * draw(st.integers(20_000, 200_000))}}),
-                "error"))
+            out.append(
+                (
+                    "text",
+                    json.dumps(
+                        {
+                            "type": "act",
+                            "key": "k",
+                            "action": {
+                                "type": "play",
+                                "card": "R3",
+                                "pad": "x" * draw(st.integers(20_000, 200_000)),
+                            },
+                        }
+                    ),
+                    "error",
+                )
+            )
         else:
             message = {"type": "act", "key": draw(st.one_of(good_keys, junk))}
             if shape == "act-junk":
-                message["action"] = draw(st.one_of(junk, st.dictionaries(
-                    st.sampled_from(["type", "card", "cards", "color", "seat", "x"]), junk,
-                    max_size=4)))
+                message["action"] = draw(
+                    st.one_of(
+                        junk,
+                        st.dictionaries(
+                            st.sampled_from(["type", "card", "cards", "color", "seat", "x"]),
+                            junk,
+                            max_size=4,
+                        ),
+                    )
+                )
             else:
                 other = draw(st.integers(min_value=0, max_value=3))
                 legal = state.legal_actions(other) or [{"type": "draw"}]
@@ -151,8 +221,11 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples, stage
     before = fingerprint()
     checked = []
 
-    @settings(max_examples=examples, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(data=st.data())
     def attack(data):
         game = world.games[stage]
@@ -170,8 +243,13 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples, stage
         for kind, payload, _ in sent:
             if kind == "json" and payload.get("type") == "act":
                 action = moves.clean_action(payload.get("action"))
-                assume(action is None or (action not in state.legal_actions(seat)
-                                          and action.get("type") not in ("concede", "give")))
+                assume(
+                    action is None
+                    or (
+                        action not in state.legal_actions(seat)
+                        and action.get("type") not in ("concede", "give")
+                    )
+                )
         comm = WebsocketCommunicator(application, f"/ws/games/{game.pk}/")
         comm.scope["user"] = user
 
@@ -204,12 +282,15 @@ def test_every_bad_frame_gets_an_error_frame_and_changes_nothing(examples, stage
 @pytest.mark.parametrize("opening, closing", LEVELS)
 @pytest.mark.parametrize("before, after", AROUND)
 def test_a_frame_nested_thousands_deep_gets_an_error_frame_and_the_socket_stays_open(
-        opening, closing, before, after):
+    opening, closing, before, after
+):
     """About 10 KB (under the size limit, so the parser sees it) and over it."""
     world = build_world()
     before_fingerprint = fingerprint()
-    deep = [nested(opening, closing, depth, before, after)
-            for depth in (10_000 // len(opening + closing), 1_000, 20_000)]
+    deep = [
+        nested(opening, closing, depth, before, after)
+        for depth in (10_000 // len(opening + closing), 1_000, 20_000)
+    ]
     assert len(deep[0]) < consumers.MAX_MESSAGE < len(deep[2])
     comm = WebsocketCommunicator(application, f"/ws/games/{world.game.pk}/")
     comm.scope["user"] = world.players[world.game.turn]
@@ -230,6 +311,9 @@ def test_a_frame_nested_thousands_deep_gets_an_error_frame_and_the_socket_stays_
 
 def test_the_size_limit_is_above_any_real_move():
     # The longest real message: a give of a whole hand with a 40-character key.
-    move = {"type": "act", "key": "k" * 40,
-            "action": {"type": "give", "cards": ["WTD4"] * moves.MAX_GIVE}}
+    move = {
+        "type": "act",
+        "key": "k" * 40,
+        "action": {"type": "give", "cards": ["WTD4"] * moves.MAX_GIVE},
+    }
     assert len(json.dumps(move)) < consumers.MAX_MESSAGE

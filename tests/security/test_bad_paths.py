@@ -20,8 +20,13 @@ from config.asgi import application
 from config.middleware import MAX_PATH, TOO_LONG, UNREADABLE
 from tests.security.world import build_world, fingerprint, readable, routes
 
-NUL_PATHS = ["/invite/%00/", "/players/%00/", "/players/%00/history/", "/players/ana%00/",
-             "/accounts/confirm/%00/"]
+NUL_PATHS = [
+    "/invite/%00/",
+    "/players/%00/",
+    "/players/%00/history/",
+    "/players/ana%00/",
+    "/accounts/confirm/%00/",
+]
 # A stray continuation byte, a lone lead byte, a cut-off sequence, an overlong "/", a
 # surrogate, a code point beyond U+10FFFF: none of them UTF-8.
 NOT_UTF8 = ["%FF", "%80", "%C3%28", "%E2%82", "%C0%AF", "%ED%A0%80", "%F4%90%80%80"]
@@ -39,8 +44,11 @@ def routes_with_parts():
 
 
 def refused_in_words(response):
-    return response.status_code == 400 and readable(response) and \
-        UNREADABLE in response.content.decode()
+    return (
+        response.status_code == 400
+        and readable(response)
+        and UNREADABLE in response.content.decode()
+    )
 
 
 @pytest.mark.django_db
@@ -50,8 +58,12 @@ def test_a_nul_in_a_query_parameter_is_a_400_in_words_not_a_server_error(client)
     before = fingerprint()
     client.force_login(world.mo)
     changelist = reverse("admin:games_game_changelist")
-    for target, params in ((changelist, {"status": "\x00"}), (changelist, {"q": "a\x00b"}),
-                           (changelist, {"\x00": "1"}), (reverse("lobby:index"), {"p": "\x00"})):
+    for target, params in (
+        (changelist, {"status": "\x00"}),
+        (changelist, {"q": "a\x00b"}),
+        (changelist, {"\x00": "1"}),
+        (reverse("lobby:index"), {"p": "\x00"}),
+    ):
         response = client.get(target, params)
         assert refused_in_words(response), (target, params, response.status_code)
     # Without the NUL the same list answers.
@@ -78,8 +90,9 @@ def test_a_nul_in_a_path_is_a_400_in_words_not_a_server_error(target, client):
 def test_every_route_refuses_a_control_character_or_bytes_that_are_not_utf8_in_words(client):
     world = build_world()
     before = fingerprint()
-    targets = [filled(route, "ana" + bad) for route in routes_with_parts()
-               for bad in (*CONTROL, *NOT_UTF8)]
+    targets = [
+        filled(route, "ana" + bad) for route in routes_with_parts() for bad in (*CONTROL, *NOT_UTF8)
+    ]
     targets += ["/%00", "/%FF/", "/admin/%00/", "/static/%00", "/history/%0A"]
     assert len(targets) > 200
     for user in (None, world.bo, world.mo):
@@ -125,11 +138,19 @@ def test_a_path_just_within_the_limit_is_answered_by_its_route(client):
 def as_daphne_sends(raw_path):
     """An HTTP scope as Daphne builds it: the path decoded with errors="replace" (bytes that
     are not UTF-8 become U+FFFD), the bytes as sent in raw_path."""
-    return {"type": "http", "http_version": "1.1", "method": "GET",
-            "path": unquote(raw_path), "raw_path": raw_path.encode("ascii"),
-            "root_path": "", "scheme": "http", "query_string": b"",
-            "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 1),
-            "server": ("testserver", 80)}
+    return {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "path": unquote(raw_path),
+        "raw_path": raw_path.encode("ascii"),
+        "root_path": "",
+        "scheme": "http",
+        "query_string": b"",
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
 
 
 async def asgi_get(raw_path):
@@ -149,8 +170,16 @@ async def asgi_get(raw_path):
 # Transactional: Django's ASGI handler closes the database connection after each request,
 # which a test inside a transaction would not survive.
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("raw_path", ["/invite/%00/", "/players/%FF/", "/players/%ED%A0%80/",
-                                      "/players/%EF%BF%BD/history/", "/games/1%00/act/"])
+@pytest.mark.parametrize(
+    "raw_path",
+    [
+        "/invite/%00/",
+        "/players/%FF/",
+        "/players/%ED%A0%80/",
+        "/players/%EF%BF%BD/history/",
+        "/games/1%00/act/",
+    ],
+)
 def test_through_the_asgi_application_as_daphne_decodes_paths(raw_path):
     build_world()
     before = fingerprint()

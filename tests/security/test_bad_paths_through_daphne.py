@@ -25,8 +25,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def database_url():
     db = connection.settings_dict
-    return (f"postgres://{quote(db['USER'] or '')}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}")
+    return (
+        f"postgres://{quote(db['USER'] or '')}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
 
 
 def free_port():
@@ -41,15 +43,35 @@ def daphne(tmp_path):
         pytest.skip("needs DATABASE_URL=postgres://... (Daphne shares this test's database)")
     port = free_port()
     log = tmp_path / "daphne.log"
-    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "false",
-           "SECRET_KEY": "bad-paths-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1",
-           "SECURE_SSL_REDIRECT": "false", "SESSION_COOKIE_SECURE": "false",
-           "CSRF_COOKIE_SECURE": "false", "SECURE_HSTS_SECONDS": "0", "LOG_LEVEL": "INFO"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DEBUG": "false",
+        "SECRET_KEY": "bad-paths-" + "x" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "SESSION_COOKIE_SECURE": "false",
+        "CSRF_COOKIE_SECURE": "false",
+        "SECURE_HSTS_SECONDS": "0",
+        "LOG_LEVEL": "INFO",
+    }
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p",
-                                 str(port), "config.asgi:application"],
-                                cwd=settings.BASE_DIR, env=env, stdout=out,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "config.asgi:application",
+            ],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -89,16 +111,25 @@ def get(port, path):
 
 
 def handshake(port, path):
-    return exchange(port, (
-        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-        f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{port}\r\n"))
+    return exchange(
+        port,
+        (
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{port}\r\n"
+        ),
+    )
 
 
 def test_bad_paths_are_refused_on_the_wire_and_the_server_logs_no_error(daphne):
     port, log = daphne
-    for path in ("/invite/%00/", "/players/%00/history/", "/players/%FF/",
-                 "/tables/1%C3%28/", "/accounts/confirm/%0A/"):
+    for path in (
+        "/invite/%00/",
+        "/players/%00/history/",
+        "/players/%FF/",
+        "/tables/1%C3%28/",
+        "/accounts/confirm/%0A/",
+    ):
         status, answer = get(port, path)
         assert status == 400 and UNREADABLE in answer, (path, answer[:300])
     status, answer = get(port, "/invite/" + "a" * 10_000 + "/")
@@ -108,8 +139,13 @@ def test_bad_paths_are_refused_on_the_wire_and_the_server_logs_no_error(daphne):
     assert get(port, "/invite/" + "a" * 20_000 + "/") == (None, "")
     # A handshake closed before it is accepted is answered 403 by Daphne: where no socket
     # lives (4404 to the application), a path no route can hold (4400).
-    for path in ("/ws/nowhere/", "/ws/games/abc/", "/ws/games/%00/", "/ws/games/%FF/",
-                 "/ws/games/" + "9" * 5_000 + "/"):
+    for path in (
+        "/ws/nowhere/",
+        "/ws/games/abc/",
+        "/ws/games/%00/",
+        "/ws/games/%FF/",
+        "/ws/games/" + "9" * 5_000 + "/",
+    ):
         status, answer = handshake(port, path)
         assert status == 403, (path, answer[:300])
     # The socket's own route still answers (a made-up game: 403 from the game socket).

@@ -70,8 +70,9 @@ class InlineFinder(HTMLParser):
                 self.found.append(f"style attribute on <{tag}>")
             elif name.startswith("on") or name.startswith("hx-on"):
                 self.found.append(f"{name} handler on <{tag}>")
-            elif name in ("href", "src", "action", "formaction") and (value or "").strip().lower(
-            ).startswith("javascript:"):
+            elif name in ("href", "src", "action", "formaction") and (
+                value or ""
+            ).strip().lower().startswith("javascript:"):
                 self.found.append(f"javascript: URL on <{tag}>")
 
     def handle_startendtag(self, tag, attrs):
@@ -118,30 +119,43 @@ def site_pages(world):
     replay = reverse("history:replay", args=[over.pk])
     return {
         None: [
-            reverse("lobby:index"), reverse("accounts:signup"), reverse("accounts:login"),
-            reverse("accounts:password_reset"), reverse("admin:login"),
+            reverse("lobby:index"),
+            reverse("accounts:signup"),
+            reverse("accounts:login"),
+            reverse("accounts:password_reset"),
+            reverse("admin:login"),
         ],
         world.ana: [
-            reverse("lobby:index"), reverse("lobby:create"), reverse("accounts:profile"),
+            reverse("lobby:index"),
+            reverse("lobby:create"),
+            reverse("accounts:profile"),
             reverse("accounts:password_change"),
             reverse("lobby:table", args=[world.open_table.pk]),
             reverse("games:play", args=[world.game.pk]),
-            reverse("history:mine"), reverse("history:profile", args=["bo"]),
-            reverse("history:player", args=["bo"]), reverse("history:report", args=[over.pk]),
+            reverse("history:mine"),
+            reverse("history:profile", args=["bo"]),
+            reverse("history:player", args=["bo"]),
+            reverse("history:report", args=[over.pk]),
             reverse("history:replay", args=[world.game.pk]),
-            replay, f"{replay}?step=3", f"{replay}?all=1", f"{replay}?seat=2&step=5",
+            replay,
+            f"{replay}?step=3",
+            f"{replay}?all=1",
+            f"{replay}?seat=2&step=5",
             reverse("games:play", args=[over.pk]),
             "/no-such-page/",
         ],
         world.mo: [
-            reverse("admin:index"), reverse("admin:games_game_changelist"),
+            reverse("admin:index"),
+            reverse("admin:games_game_changelist"),
             reverse("admin:games_game_change", args=[world.game.pk]),
             reverse("admin:games_game_log", args=[world.game.pk]),
             reverse("admin:games_game_log", args=[over.pk]),
             reverse("admin:games_game_moderate", args=[world.game.pk]),
             reverse("admin:games_gameevent_changelist"),
-            reverse("admin:games_gameevent_change",
-                    args=[GameEvent.objects.filter(game=world.game).first().pk]),
+            reverse(
+                "admin:games_gameevent_change",
+                args=[GameEvent.objects.filter(game=world.game).first().pk],
+            ),
             reverse("admin:accounts_user_changelist"),
             reverse("admin:accounts_user_change", args=[world.bo.pk]),
             reverse("admin:lobby_report_changelist"),
@@ -162,7 +176,8 @@ def test_no_page_carries_inline_scripts_handlers_or_styles_but_the_seat_places()
                 assert not refused_inline(response.content.decode()), (user, url, headers)
                 checked += 1
     reveal = world.client(world.mo).post(
-        reverse("admin:games_game_reveal", args=[world.game.pk]), {"reason": "a CSP check"})
+        reverse("admin:games_game_reveal", args=[world.game.pk]), {"reason": "a CSP check"}
+    )
     assert not refused_inline(reveal.content.decode())
     assert checked > 60
 
@@ -176,15 +191,22 @@ def test_the_finder_sees_what_the_policy_refuses():
     assert refused_inline("<style>p {}</style>") == ["<style>"]
     # Not even the seat plates' old places: the felt places them by CSS now.
     assert refused_inline('<li class="plate" style="--x: 50.0%; --y: 91.0%">') == [
-        "style attribute on <li>"]
-    assert refused_inline('<script src="/static/js/table.js" defer></script>'
-                          '<script type="application/json">{}</script>') == []
+        "style attribute on <li>"
+    ]
+    assert (
+        refused_inline(
+            '<script src="/static/js/table.js" defer></script>'
+            '<script type="application/json">{}</script>'
+        )
+        == []
+    )
 
 
 def test_our_scripts_neither_eval_nor_write_styles_or_handlers():
     forbidden = re.compile(
         r"\beval\s*\(|new\s+Function\b|set(?:Timeout|Interval)\(\s*[\"'`]"
-        r"|setAttribute\(\s*[\"'](?:style|on\w+)[\"']|\.innerHTML\s*=|insertAdjacentHTML")
+        r"|setAttribute\(\s*[\"'](?:style|on\w+)[\"']|\.innerHTML\s*=|insertAdjacentHTML"
+    )
     scripts = sorted(STATIC_JS.glob("*.js"))
     assert scripts
     for path in scripts:

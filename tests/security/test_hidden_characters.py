@@ -26,9 +26,11 @@ HIDDEN = {
 }
 # Written every day: a family emoji (joiners between emoji), Persian with a non-joiner, the
 # flag of Wales (tag characters after the black flag).
-ORDINARY = ["gg \U0001f468\u200d\U0001f469\u200d\U0001f467",
-            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645",
-            "\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f wales"]
+ORDINARY = [
+    "gg \U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645",
+    "\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f wales",
+]
 
 
 def sample(char):
@@ -48,8 +50,9 @@ def hx(client, url, data):
 def test_a_chat_line_with_a_hidden_character_is_refused_in_words(kind, table, ana, client):
     char, name = HIDDEN[kind]
     client.force_login(ana)
-    answer = hx(client, reverse("games:chat_send", args=[table.pk]),
-                {"text": sample(char), "key": "k1"})
+    answer = hx(
+        client, reverse("games:chat_send", args=[table.pk]), {"text": sample(char), "key": "k1"}
+    )
     assert answer.status_code == 400
     assert name in answer.text and "invisible" in answer.text
     assert not ChatMessage.objects.exists()
@@ -68,18 +71,34 @@ def test_joiners_and_tags_are_refused_alone_but_sent_in_ordinary_writing(table, 
 
 @pytest.mark.parametrize("kind", ["right-to-left override", "zero-width space"])
 def test_a_display_name_with_a_hidden_character_is_refused_at_sign_up_and_on_the_profile(
-        kind, ana, client):
+    kind, ana, client
+):
     char, name = HIDDEN[kind]
-    answer = client.post(reverse("accounts:signup"), {
-        "username": "mallory", "email": "mallory@example.com", "display_name": f"An{char}a",
-        "password1": PASSWORD, "password2": PASSWORD})
+    answer = client.post(
+        reverse("accounts:signup"),
+        {
+            "username": "mallory",
+            "email": "mallory@example.com",
+            "display_name": f"An{char}a",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+    )
     assert answer.status_code == 400 and name in answer.text
     assert not User.objects.filter(username="mallory").exists()
 
     client.force_login(ana)
-    answer = client.post(reverse("accounts:profile"), {
-        "display_name": f"Bo{char}", "email": ana.email, "time_zone": "UTC",
-        "turn_email": "immediate", "digest_hour": "8", "notify_reminder_email": "on"})
+    answer = client.post(
+        reverse("accounts:profile"),
+        {
+            "display_name": f"Bo{char}",
+            "email": ana.email,
+            "time_zone": "UTC",
+            "turn_email": "immediate",
+            "digest_hour": "8",
+            "notify_reminder_email": "on",
+        },
+    )
     assert answer.status_code == 400 and name in answer.text
     ana.refresh_from_db()
     assert ana.display_name == "Ana"
@@ -97,7 +116,9 @@ def test_a_token_name_with_a_hidden_character_is_refused(client):
 def test_a_report_with_a_hidden_character_is_refused(table, ana, bo, client):
     client.force_login(ana)
     char, name = HIDDEN["left-to-right isolate"]
-    answer = client.post(reverse("history:report", args=[table.pk]), {
-        "reported": bo.pk, "reason": "abuse", "text": f"he wrote {char}this{char}"})
+    answer = client.post(
+        reverse("history:report", args=[table.pk]),
+        {"reported": bo.pk, "reason": "abuse", "text": f"he wrote {char}this{char}"},
+    )
     assert answer.status_code == 400 and name in answer.text
     assert not Report.objects.exists()

@@ -80,8 +80,9 @@ def test_the_door_refuses_a_move_by_a_user_a_moderator_removed(four, mod):
     before = events(game)
 
     with pytest.raises(decisions.SeatLost, match="no longer yours"):
-        decisions.apply_decision(game.pk, 0, pick, GameEvent.Actor.PERSON, user=ana,
-                                idempotency_key="after-removal")
+        decisions.apply_decision(
+            game.pk, 0, pick, GameEvent.Actor.PERSON, user=ana, idempotency_key="after-removal"
+        )
 
     assert events(game) == before
     assert Seat.objects.get(game=game, number=0).user_id is None
@@ -94,8 +95,9 @@ def test_the_door_refuses_a_banned_account_read_afresh_not_the_callers_copy(four
     before = events(game)
 
     with pytest.raises(decisions.SeatLost, match="may not play"):
-        decisions.apply_decision(game.pk, 0, state_of(game).legal_actions(0)[0],
-                                GameEvent.Actor.PERSON, user=ana)
+        decisions.apply_decision(
+            game.pk, 0, state_of(game).legal_actions(0)[0], GameEvent.Actor.PERSON, user=ana
+        )
 
     assert events(game) == before
 
@@ -103,8 +105,9 @@ def test_the_door_refuses_a_banned_account_read_afresh_not_the_callers_copy(four
 def test_the_door_refuses_a_user_acting_for_another_seat(four):
     game = make_started_game(four)
     with pytest.raises(decisions.SeatLost):
-        decisions.apply_decision(game.pk, 1, state_of(game).legal_actions(1)[0],
-                                GameEvent.Actor.PERSON, user=four[0])
+        decisions.apply_decision(
+            game.pk, 1, state_of(game).legal_actions(1)[0], GameEvent.Actor.PERSON, user=four[0]
+        )
     assert len(events(game)) == 1
 
 
@@ -117,8 +120,11 @@ def test_a_seat_a_bot_plays_for_good_refuses_its_persons_move_with_a_reason(clie
     pick = state_of(game).legal_actions(0)[0]
     client.force_login(four[0])
 
-    answer = client.post(reverse("games:act", args=[game.pk]),
-                         {"pick": "1", "cards": pick["card"], "key": "k1"}, HTTP_HX_REQUEST="true")
+    answer = client.post(
+        reverse("games:act", args=[game.pk]),
+        {"pick": "1", "cards": pick["card"], "key": "k1"},
+        HTTP_HX_REQUEST="true",
+    )
 
     assert answer.status_code == 403
     html = answer.content.decode()
@@ -135,8 +141,9 @@ def test_a_seat_a_bot_holds_while_its_person_is_away_is_still_theirs(four):
         stand_ins={"0": {"reason": "away", "since": "2026-12-01T10:00:00+00:00"}},
         bot_seats=[0],
     )
-    decisions.apply_decision(game.pk, 0, state_of(game).legal_actions(0)[0],
-                            GameEvent.Actor.PERSON, user=four[0])
+    decisions.apply_decision(
+        game.pk, 0, state_of(game).legal_actions(0)[0], GameEvent.Actor.PERSON, user=four[0]
+    )
     assert len(events(game)) == 2
 
 
@@ -159,7 +166,8 @@ def test_a_removed_players_open_socket_is_closed_and_cannot_move(four, mod):
 
 
 def test_a_socket_that_missed_the_push_is_refused_at_its_next_move_and_closed(
-        four, mod, monkeypatch):
+    four, mod, monkeypatch
+):
     game = make_started_game(four)
     ana = four[0]
     pick = state_of(game).legal_actions(0)[0]
@@ -217,9 +225,14 @@ def test_a_password_change_closes_the_sockets_of_the_users_other_sessions(four):
     async def scenario():
         comm = socket(game, phone)
         await opened(comm)
-        answer = await _sync(laptop.post)(reverse("accounts:password_change"), {
-            "old_password": PASSWORD, "new_password1": "a-new-secret-for-bo-77",
-            "new_password2": "a-new-secret-for-bo-77"})
+        answer = await _sync(laptop.post)(
+            reverse("accounts:password_change"),
+            {
+                "old_password": PASSWORD,
+                "new_password1": "a-new-secret-for-bo-77",
+                "new_password2": "a-new-secret-for-bo-77",
+            },
+        )
         assert answer.status_code == 302
         assert await closed_with(comm) == 4401
         # The laptop's own session goes on, with the new password's hash.
@@ -267,10 +280,10 @@ def test_an_unrelated_save_of_the_account_leaves_its_sockets_open(four):
 # --- who may watch: page and socket agree --------------------------------------------------------
 
 
-@pytest.mark.parametrize("cookie", [None, "sessionid=forged0000000000000000000000000000",
-                                    "logged-out"])
-def test_a_visitor_without_a_valid_session_may_neither_load_nor_follow_a_public_table(
-        four, cookie):
+@pytest.mark.parametrize(
+    "cookie", [None, "sessionid=forged0000000000000000000000000000", "logged-out"]
+)
+def test_a_visitor_without_a_valid_session_may_neither_load_nor_follow_a_public_table(four, cookie):
     game = make_started_game(four, spectators=True)
     if cookie == "logged-out":
         client = logged_in(make_user("gil"))

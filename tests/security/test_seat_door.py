@@ -38,18 +38,22 @@ def make_bot(username):
 
 
 def stream(game_id, raw):
-    return WebsocketCommunicator(application, f"/api/bot/games/{game_id}/stream",
-                                 headers=[(b"origin", b"http://testserver"),
-                                          (b"authorization", f"Bearer {raw}".encode())])
+    return WebsocketCommunicator(
+        application,
+        f"/api/bot/games/{game_id}/stream",
+        headers=[(b"origin", b"http://testserver"), (b"authorization", f"Bearer {raw}".encode())],
+    )
 
 
 def table_socket(game_id, user):
     client = Client()
     client.force_login(user)
     cookie = f"sessionid={client.cookies['sessionid'].value}"
-    return WebsocketCommunicator(application, f"/ws/games/{game_id}/",
-                                 headers=[(b"origin", b"http://testserver"),
-                                          (b"cookie", cookie.encode())])
+    return WebsocketCommunicator(
+        application,
+        f"/ws/games/{game_id}/",
+        headers=[(b"origin", b"http://testserver"), (b"cookie", cookie.encode())],
+    )
 
 
 async def drain(comm, timeout=1.0):
@@ -96,7 +100,8 @@ def open_table(ana):
 
 
 def test_a_bot_the_host_removed_is_sent_nothing_of_the_person_who_takes_its_seat(
-        open_table, ana, bo):
+    open_table, ana, bo
+):
     """The host removes the bot from seat 1 while its stream listens there; Bo sits down and
     the game is dealt: the stream closes as "seat lost" and carries none of Bo's cards."""
     robo, raw = make_bot("robo")
@@ -150,7 +155,8 @@ def test_a_bot_that_moves_to_another_seat_no_longer_reads_the_one_it_left(open_t
 
 
 def test_a_bot_hopping_through_an_empty_seat_gets_nothing_of_who_sits_down_there(
-        open_table, ana, bo):
+    open_table, ana, bo
+):
     """The bot takes the empty seat 2, opens its stream, leaves; Bo sits there and the game
     is dealt: nothing of Bo's hand reaches the stream the bot left listening."""
     robo, raw = make_bot("robo")
@@ -192,7 +198,8 @@ def test_the_lobby_closes_a_stream_as_soon_as_its_seat_changes_hands(open_table,
 
 
 def test_a_persons_table_socket_from_a_seat_they_left_gets_nothing_of_its_next_holder(
-        open_table, ana, bo, cy):
+    open_table, ana, bo, cy
+):
     """The table socket accepts an open table's seat holder, as the stream does: Bo listens
     at seat 1, moves to seat 3, Cy takes seat 1 and the game is dealt. Bo's socket for seat 1
     closes as "seat lost" and carries none of Cy's cards."""
@@ -231,7 +238,8 @@ def test_the_http_route_reads_only_a_seat_the_bot_holds_now(open_table, ana, bo)
 
 
 def test_an_open_tables_page_sends_its_seated_player_to_the_lobby_and_others_away(
-        open_table, ana, ed):
+    open_table, ana, ed
+):
     """Nothing is dealt at an open table: its seat holder is sent to its lobby page, where
     seats are taken; an outsider is refused."""
     client = Client()

@@ -28,11 +28,21 @@ PRODUCTION = {
 def run(args, **env):
     # DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests' support (tests/browser_support.py)
     # for the test process only; a deployment never has it, and check --deploy rightly refuses it.
-    clean = {k: v for k, v in os.environ.items()
-             if k not in PRODUCTION and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
-             and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))}
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env={**clean, **env},
-                          capture_output=True, text=True, timeout=120)
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in PRODUCTION
+        and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+        and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))
+    }
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_deploy_check_finds_nothing_with_the_production_environment():
@@ -41,15 +51,19 @@ def test_the_deploy_check_finds_nothing_with_the_production_environment():
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
-@pytest.mark.parametrize("override,warning", [
-    ({"SESSION_COOKIE_SECURE": "false"}, "security.W012"),
-    ({"SECURE_HSTS_SECONDS": "0"}, "security.W004"),
-    ({"SECURE_SSL_REDIRECT": "false"}, "security.W008"),
-    ({"DEBUG": "true"}, "security.W018"),
-])
+@pytest.mark.parametrize(
+    "override,warning",
+    [
+        ({"SESSION_COOKIE_SECURE": "false"}, "security.W012"),
+        ({"SECURE_HSTS_SECONDS": "0"}, "security.W004"),
+        ({"SECURE_SSL_REDIRECT": "false"}, "security.W008"),
+        ({"DEBUG": "true"}, "security.W018"),
+    ],
+)
 def test_the_check_is_real_each_setting_off_is_reported(override, warning):
-    result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                 **{**PRODUCTION, **override})
+    result = run(
+        ["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **{**PRODUCTION, **override}
+    )
     assert result.returncode != 0
     assert warning in result.stdout + result.stderr
 
@@ -96,9 +110,14 @@ def test_behind_the_proxy_http_is_redirected_and_https_served_with_hsts():
 
 
 def test_the_development_default_stays_plain_http():
-    result = run(["-c", "import django; django.setup(); from django.conf import settings as s; "
-                        "print(s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
-                        "s.SECURE_HSTS_SECONDS)"],
-                 DJANGO_SETTINGS_MODULE="config.settings")
+    result = run(
+        [
+            "-c",
+            "import django; django.setup(); from django.conf import settings as s; "
+            "print(s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
+            "s.SECURE_HSTS_SECONDS)",
+        ],
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "False", "False", "0"]

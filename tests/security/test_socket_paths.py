@@ -43,11 +43,20 @@ def server_errors(caplog):
     return [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
-@pytest.mark.parametrize("path", [
-    "/ws/nowhere/", "/ws/", "/", "/ws/games/", "/ws/games/abc/", "/ws/games/1/extra/",
-    "/ws/games/-1/", "/games/1/",
-    "/ws/games/%E2%99%A0/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/nowhere/",
+        "/ws/",
+        "/",
+        "/ws/games/",
+        "/ws/games/abc/",
+        "/ws/games/1/extra/",
+        "/ws/games/-1/",
+        "/games/1/",
+        "/ws/games/%E2%99%A0/",
+    ],
+)
 def test_a_handshake_where_no_socket_lives_is_closed_with_4404_not_a_server_error(path, caplog):
     build_world()
     before = fingerprint()
@@ -57,13 +66,21 @@ def test_a_handshake_where_no_socket_lives_is_closed_with_4404_not_a_server_erro
     assert fingerprint() == before
 
 
-@pytest.mark.parametrize("path", [
-    "/ws/games/%00/", "/ws/games/1%00/", "/ws/%00", "/ws/games/%0A/", "/ws/games/%7F/",
-    # As Daphne decodes bytes that are not UTF-8: U+FFFD.
-    "/ws/games/%FF/", "/ws/games/1%C3%28/",
-    # A game id of ten thousand digits: no route could hold it anyway.
-    "/ws/games/" + "9" * 10_000 + "/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/games/%00/",
+        "/ws/games/1%00/",
+        "/ws/%00",
+        "/ws/games/%0A/",
+        "/ws/games/%7F/",
+        # As Daphne decodes bytes that are not UTF-8: U+FFFD.
+        "/ws/games/%FF/",
+        "/ws/games/1%C3%28/",
+        # A game id of ten thousand digits: no route could hold it anyway.
+        "/ws/games/" + "9" * 10_000 + "/",
+    ],
+)
 def test_a_handshake_whose_path_no_route_can_hold_is_closed_with_4400(path, caplog):
     world = build_world()
     before = fingerprint()
@@ -88,8 +105,10 @@ def test_the_game_socket_still_opens_at_its_own_path():
 
 
 def test_a_foreign_origin_is_refused_before_the_path_is_looked_at():
-    communicator = WebsocketCommunicator(application, "/ws/nowhere/",
-                                         headers=[(b"origin", b"http://evil.example")])
+    communicator = WebsocketCommunicator(
+        application, "/ws/nowhere/", headers=[(b"origin", b"http://evil.example")]
+    )
+
     async def run():
         result = await communicator.connect(timeout=10)
         await communicator.disconnect()

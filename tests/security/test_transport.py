@@ -28,10 +28,19 @@ SCHEMA = "/api/bot/openapi.json"  # read with GET, like a page: a post is refuse
 
 def every_url(world):
     """Every URL of the URL conf with its words and numbers filled from the world."""
-    values = {"game_id": world.open_table.pk, "number": 2, "token": "x", "uidb64": "x",
-              "username": "bo", "content_type_id": 1, "id": world.bo.pk,
-              "object_id": world.game.pk, "message_id": 1, "invitation_id": 1,
-              "token_id": 1}
+    values = {
+        "game_id": world.open_table.pk,
+        "number": 2,
+        "token": "x",
+        "uidb64": "x",
+        "username": "bo",
+        "content_type_id": 1,
+        "id": world.bo.pk,
+        "object_id": world.game.pk,
+        "message_id": 1,
+        "invitation_id": 1,
+        "token_id": 1,
+    }
     found = []
     for _, route, _ in routes():
         if "(?P<app_label>" in route:
@@ -39,8 +48,9 @@ def every_url(world):
         elif "(?P<url>" in route:
             found.append("/admin/no-such-page/")
         else:
-            found.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]),
-                                      route))
+            found.append(
+                "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route)
+            )
     return found
 
 
@@ -70,8 +80,11 @@ def test_every_post_without_the_token_is_refused(who):
     other = Client()
     other.get(reverse("accounts:login"))
     stolen = other.cookies["csrftoken"].value
-    response = client.post(reverse("lobby:take", args=[world.open_table.pk, 2]),
-                           {"csrfmiddlewaretoken": stolen}, headers={"X-CSRFToken": stolen})
+    response = client.post(
+        reverse("lobby:take", args=[world.open_table.pk, 2]),
+        {"csrfmiddlewaretoken": stolen},
+        headers={"X-CSRFToken": stolen},
+    )
     assert response.status_code == 403
     assert fingerprint() == before
 
@@ -89,8 +102,11 @@ def test_with_the_token_a_post_goes_through_as_a_field_or_as_htmx_sends_it():
     act = reverse("games:act", args=[world.game.pk])
     move = store.load_state(world.game).legal_actions(turn)[0]
 
-    response = client.post(act, {"action": json.dumps(move), "key": "a"},
-                           headers={"X-CSRFToken": token, "HX-Request": "true"})
+    response = client.post(
+        act,
+        {"action": json.dumps(move), "key": "a"},
+        headers={"X-CSRFToken": token, "HX-Request": "true"},
+    )
     assert response.status_code == 200
     assert GameEvent.objects.filter(game=world.game, seat=turn, kind=move["type"]).exists()
 
@@ -98,8 +114,9 @@ def test_with_the_token_a_post_goes_through_as_a_field_or_as_htmx_sends_it():
     host.force_login(world.ed)
     form = host.get(reverse("lobby:table", args=[world.open_table.pk])).content.decode()
     field = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
-    response = host.post(reverse("lobby:take", args=[world.open_table.pk, 2]),
-                         {"csrfmiddlewaretoken": field})
+    response = host.post(
+        reverse("lobby:take", args=[world.open_table.pk, 2]), {"csrfmiddlewaretoken": field}
+    )
     assert response.status_code == 302
     assert world.open_table.seats.get(number=2).user == world.ed
 

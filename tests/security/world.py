@@ -39,7 +39,7 @@ from games.moderation.models import Report
 from lobby import services as lobby
 from tests.conftest import PASSWORD, make_started_game, make_user, play_one
 
-READABLE_MARKS = ('role="alert"', 'class="errorlist', 'class="error', "<li class=\"error\"")
+READABLE_MARKS = ('role="alert"', 'class="errorlist', 'class="error', '<li class="error"')
 
 
 @dataclass
@@ -130,24 +130,61 @@ def build_world(stage="play"):
 def fingerprint():
     """Everything in the database a request could change (but sessions and the cache)."""
     return {
-        "games": list(Game.objects.order_by("pk").values_list(
-            "pk", "status", "last_seq", "host_id", "turn", "waiting_on", "private", "spectators",
-            "bot_seats", "stand_ins", "deadline_at")),
-        "events": list(GameEvent.objects.order_by("game_id", "seq").values_list(
-            "game_id", "seq", "kind", "seat", "actor", "user_id", "action", "events")),
+        "games": list(
+            Game.objects.order_by("pk").values_list(
+                "pk",
+                "status",
+                "last_seq",
+                "host_id",
+                "turn",
+                "waiting_on",
+                "private",
+                "spectators",
+                "bot_seats",
+                "stand_ins",
+                "deadline_at",
+            )
+        ),
+        "events": list(
+            GameEvent.objects.order_by("game_id", "seq").values_list(
+                "game_id", "seq", "kind", "seat", "actor", "user_id", "action", "events"
+            )
+        ),
         "snapshots": list(GameSnapshot.objects.order_by("game_id").values_list("game_id", "seq")),
-        "seats": list(Seat.objects.order_by("game_id", "number").values_list(
-            "game_id", "number", "user_id", "bot_level")),
-        "users": list(User.objects.order_by("pk").values_list(
-            "pk", "username", "email", "display_name", "time_zone", "password", "email_confirmed",
-            "banned_at", "suspended_until", "is_staff", "is_active", "turn_email",
-            "digest_hour", "notify_reminder_email", "quiet_start", "quiet_end")),
+        "seats": list(
+            Seat.objects.order_by("game_id", "number").values_list(
+                "game_id", "number", "user_id", "bot_level"
+            )
+        ),
+        "users": list(
+            User.objects.order_by("pk").values_list(
+                "pk",
+                "username",
+                "email",
+                "display_name",
+                "time_zone",
+                "password",
+                "email_confirmed",
+                "banned_at",
+                "suspended_until",
+                "is_staff",
+                "is_active",
+                "turn_email",
+                "digest_hour",
+                "notify_reminder_email",
+                "quiet_start",
+                "quiet_end",
+            )
+        ),
         "reports": list(Report.objects.order_by("pk").values_list("pk", "resolved_at")),
         "audits": AccountAudit.objects.count(),
         "outbox": EmailOutbox.objects.count(),
         "chat": list(ChatMessage.objects.order_by("pk").values_list("pk", "text", "hidden_at")),
-        "chat_moderation": (ChatModeration.objects.count(), ChatMute.objects.count(),
-                            list(ChatSetting.objects.order_by("pk").values_list("user_id", "muted"))),
+        "chat_moderation": (
+            ChatModeration.objects.count(),
+            ChatMute.objects.count(),
+            list(ChatSetting.objects.order_by("pk").values_list("user_id", "muted")),
+        ),
     }
 
 
@@ -180,5 +217,13 @@ def routes(patterns=None, prefix="", namespace=""):
             yield name, prefix + str(pattern.pattern), pattern
 
 
-__all__ = ["PASSWORD", "STAGES", "World", "build_world", "fingerprint", "giver", "readable",
-           "routes"]
+__all__ = [
+    "PASSWORD",
+    "STAGES",
+    "World",
+    "build_world",
+    "fingerprint",
+    "giver",
+    "readable",
+    "routes",
+]

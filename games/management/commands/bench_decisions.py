@@ -53,9 +53,12 @@ class Command(BaseCommand):
         parser.add_argument("--late", type=int, default=2000)
         parser.add_argument("--samples", type=int, default=100)
         parser.add_argument("--seed", type=int, default=7)
-        parser.add_argument("--floor", action="store_true",
-                            help="alternate with synchronous_commit=off (this session only) "
-                                 "to show the commit flush's share")
+        parser.add_argument(
+            "--floor",
+            action="store_true",
+            help="alternate with synchronous_commit=off (this session only) "
+            "to show the commit flush's share",
+        )
         parser.add_argument("--keep", action="store_true", help="keep the game afterwards")
 
     def handle(self, *args, early, late, samples, seed, floor, keep, **options):
@@ -94,10 +97,17 @@ class Command(BaseCommand):
             wall, cpu, statements = _timed_decision(game, no_flush, spent)
             if window is None:
                 continue
-            r = results.setdefault((window, no_flush), {
-                "core": [], "countdown": [], "notify": [], "call": [],
-                "core_sql": set(), "notify_sql": set(),
-            })
+            r = results.setdefault(
+                (window, no_flush),
+                {
+                    "core": [],
+                    "countdown": [],
+                    "notify": [],
+                    "call": [],
+                    "core_sql": set(),
+                    "notify_sql": set(),
+                },
+            )
             n, c = spent["notify"], spent["countdown"]
             r["call"].append((wall, cpu))
             r["notify"].append((n[0], n[1]))
@@ -171,6 +181,7 @@ def _listen(layer, game):
 
 def _timed(spent, name, real):
     """`real`, adding its wall time, CPU time and statements to `spent[name]`."""
+
     def wrapper(*args):
         wall, cpu = time.perf_counter(), time.process_time()
         statements = len(connection.queries_log)
@@ -181,6 +192,7 @@ def _timed(spent, name, real):
             s[0] += time.perf_counter() - wall
             s[1] += time.process_time() - cpu
             s[2] += len(connection.queries_log) - statements
+
     return wrapper
 
 
@@ -198,8 +210,7 @@ def _timed_decision(game, no_flush, spent):
     connection.queries_log.clear()
     with CaptureQueriesContext(connection) as captured:
         wall, cpu = time.perf_counter(), time.process_time()
-        decisions.apply_decision(game.pk, seat, action, "person",
-                                 idempotency_key=uuid.uuid4().hex)
+        decisions.apply_decision(game.pk, seat, action, "person", idempotency_key=uuid.uuid4().hex)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if no_flush:
         with connection.cursor() as cursor:

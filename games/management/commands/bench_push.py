@@ -34,30 +34,37 @@ class Command(BaseCommand):
     help = "Benchmarks effects.seat_pushes for 4, 6 and 8 listening seats."
 
     def add_arguments(self, parser):
-        parser.add_argument("--positions", type=int, default=300,
-                            help="positions (moves) timed per table size")
+        parser.add_argument(
+            "--positions", type=int, default=300, help="positions (moves) timed per table size"
+        )
         parser.add_argument("--sizes", default="4,6,8")
         parser.add_argument("--seed", type=int, default=11)
-        parser.add_argument("--spectators", action="store_true",
-                            help="the public group listens too")
+        parser.add_argument(
+            "--spectators", action="store_true", help="the public group listens too"
+        )
 
     def handle(self, *args, positions, sizes, seed, spectators, **options):
         users = [
-            User.objects.get_or_create(username=f"benchpush{n}",
-                                       defaults={"email": f"benchpush{n}@example.invalid",
-                                                 "display_name": f"Player {n}"})[0]
+            User.objects.get_or_create(
+                username=f"benchpush{n}",
+                defaults={"email": f"benchpush{n}@example.invalid", "display_name": f"Player {n}"},
+            )[0]
             for n in range(8)
         ]
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        self.stdout.write(f"seat_pushes on {connection.vendor}, {positions} positions per size, "
-                          f"load average before {load}; ms median/p95")
+        self.stdout.write(
+            f"seat_pushes on {connection.vendor}, {positions} positions per size, "
+            f"load average before {load}; ms median/p95"
+        )
         for players in (int(s) for s in sizes.split(",")):
-            wall, cpu, sizes_sent = self._measure(users[:players], players, positions, seed,
-                                                  spectators)
+            wall, cpu, sizes_sent = self._measure(
+                users[:players], players, positions, seed, spectators
+            )
             self.stdout.write(
                 f"  {players} listening seats{' + spectators' if spectators else ''}: "
                 f"wall {_summary(wall)}  cpu {_summary(cpu)}  "
-                f"({statistics.median(sizes_sent) / 1024:.1f} KiB sent per push, median)")
+                f"({statistics.median(sizes_sent) / 1024:.1f} KiB sent per push, median)"
+            )
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         self.stdout.write(f"load average after {load}")
 
@@ -75,8 +82,13 @@ class Command(BaseCommand):
                 state = store.load_state(game)
                 waiting = seats.waiting(game)
                 seat = waiting[int(rng.random() * len(waiting))]
-                decisions.apply_decision(game.pk, seat, random_action(state, seat, rng),
-                                         "person", idempotency_key=uuid.uuid4().hex)
+                decisions.apply_decision(
+                    game.pk,
+                    seat,
+                    random_action(state, seat, rng),
+                    "person",
+                    idempotency_key=uuid.uuid4().hex,
+                )
                 game = Game.objects.select_related("snapshot").get(pk=game.pk)
                 state = store.load_state(game)
                 started, started_cpu = time.perf_counter(), time.process_time()
@@ -96,8 +108,9 @@ class Command(BaseCommand):
 
 def _new_game(users, players, seed, spectators):
     # A target of 5000 points keeps a game going for hundreds of moves.
-    game = lobby.create_table(users[0], players=players, target_score=5000, seed=seed,
-                              spectators=spectators)
+    game = lobby.create_table(
+        users[0], players=players, target_score=5000, seed=seed, spectators=spectators
+    )
     for n in range(1, players):
         lobby.take_seat(game.pk, users[n], n)
     lobby.start_table(game.pk, users[0])

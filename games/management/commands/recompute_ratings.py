@@ -17,8 +17,11 @@ class Command(BaseCommand):
     help = "Recomputes every rating from the stored rated games and reports any difference."
 
     def add_arguments(self, parser):
-        parser.add_argument("--check", action="store_true",
-                            help="only compare: write nothing, exit 1 if anything differs")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="only compare: write nothing, exit 1 if anything differs",
+        )
 
     def handle(self, *args, check=False, **options):
         found = ratings.rebuild(write=not check)
@@ -31,5 +34,6 @@ class Command(BaseCommand):
         elif check:
             raise CommandError(f"{len(found)} stored numbers differ from the recomputed ones.")
         else:
-            self.stdout.write(f"{len(found)} stored numbers differed; replaced by the "
-                              "recomputed ones.")
+            self.stdout.write(
+                f"{len(found)} stored numbers differed; replaced by the recomputed ones."
+            )

@@ -50,8 +50,10 @@ class Command(BaseCommand):
         self._site_url(bound_host, bound_port)
         self.stdout.write(f"Links in emails point at {settings.SITE_URL}")
         if settings.EMAIL_BACKEND == "config.mail.ConsoleBackend":
-            self.stdout.write(f"No EMAIL_HOST: each email is printed here, under a line "
-                              f"'=====...{mail.BANNER}...====='")
+            self.stdout.write(
+                f"No EMAIL_HOST: each email is printed here, under a line "
+                f"'=====...{mail.BANNER}...====='"
+            )
         self.stdout.flush()
         if settings.REDIS_URL:
             self._run_processes(listener, var)
@@ -72,16 +74,26 @@ class Command(BaseCommand):
         os.environ["SITE_URL"] = settings.SITE_URL = f"http://{host}:{port}"
 
     def _run_embedded(self, listener, var):
-        self.stdout.write("Embedded mode: SQLite or DATABASE_URL, in-memory channel layer, "
-                          "Celery worker and beat in this process.")
+        self.stdout.write(
+            "Embedded mode: SQLite or DATABASE_URL, in-memory channel layer, "
+            "Celery worker and beat in this process."
+        )
         worker = app.WorkController(
-            concurrency=1, pool="solo", loglevel="INFO", without_heartbeat=True,
-            without_mingle=True, without_gossip=True,
+            concurrency=1,
+            pool="solo",
+            loglevel="INFO",
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
         )
         threading.Thread(target=worker.start, name="celery-worker", daemon=True).start()
         # The site's scheduler, which records beat's heartbeat for /readyz (config/health.py).
-        beat = EmbeddedService(app, thread=True, schedule_filename=str(var / "celerybeat-schedule"),
-                               scheduler_cls=BeatScheduler)
+        beat = EmbeddedService(
+            app,
+            thread=True,
+            schedule_filename=str(var / "celerybeat-schedule"),
+            scheduler_cls=BeatScheduler,
+        )
         beat.start()
         Server(
             application=application,
@@ -104,20 +116,52 @@ class Command(BaseCommand):
             metrics_dir.mkdir()
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         commands = {
-            **{f"web-{n + 1}" if web > 1 else "web":
-               # No access line per request (Daphne's default, on stdout): as in production,
-               # the logs are the site's events (docs/deploy.md, "Logs").
-               [python, "-m", "daphne", "--fd", str(fd), "--access-log", os.devnull,
-                "config.asgi:application"]
-               for n in range(web)},
-            "worker": [python, "-m", "celery", "-A", "config", "worker", "-l", "INFO",
-                       "--concurrency", os.environ.get("WORKER_CONCURRENCY", "2")],
+            **{
+                f"web-{n + 1}" if web > 1 else "web":
+                # No access line per request (Daphne's default, on stdout): as in production,
+                # the logs are the site's events (docs/deploy.md, "Logs").
+                [
+                    python,
+                    "-m",
+                    "daphne",
+                    "--fd",
+                    str(fd),
+                    "--access-log",
+                    os.devnull,
+                    "config.asgi:application",
+                ]
+                for n in range(web)
+            },
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "INFO",
+                "--concurrency",
+                os.environ.get("WORKER_CONCURRENCY", "2"),
+            ],
             # Exactly one beat: two would run every periodic task twice.
-            "beat": [python, "-m", "celery", "-A", "config", "beat", "-l", "INFO",
-                     "--schedule", str(var / "celerybeat-schedule")],
+            "beat": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "-l",
+                "INFO",
+                "--schedule",
+                str(var / "celerybeat-schedule"),
+            ],
         }
-        children = {name: subprocess.Popen(cmd, pass_fds=(fd,) if name.startswith("web") else ())
-                    for name, cmd in commands.items()}
+        children = {
+            name: subprocess.Popen(cmd, pass_fds=(fd,) if name.startswith("web") else ())
+            for name, cmd in commands.items()
+        }
         listener.close()  # the Daphnes hold it now
 
         def stop(*_):

@@ -32,16 +32,20 @@ class Command(BaseCommand):
         failed, checked = [], 0
         for game in games.order_by("pk").iterator(chunk_size=100):
             if not fairness.revealed(game):
-                self.stdout.write(f"game {game.pk}: {game.get_status_display().lower()}, "
-                                  "its seed and secret are not revealed; skipped")
+                self.stdout.write(
+                    f"game {game.pk}: {game.get_status_display().lower()}, "
+                    "its seed and secret are not revealed; skipped"
+                )
                 continue
             checked += 1
             result = fairness.verify_game(game)
             for r in result.rounds:
                 commit = "commitment ok" if r.commitment_ok else "COMMITMENT DIFFERS"
                 if r.deal_ok:
-                    deal = (f"deal ok ({r.hands} hands, {r.draws} cards drawn, "
-                            f"{r.reshuffles} reshuffles)")
+                    deal = (
+                        f"deal ok ({r.hands} hands, {r.draws} cards drawn, "
+                        f"{r.reshuffles} reshuffles)"
+                    )
                 else:
                     deal = "DEAL NOT REACHED" if not r.reached else "DEAL DIFFERS"
                 self.stdout.write(f"game {game.pk} round {r.round}: {commit}, {deal}")

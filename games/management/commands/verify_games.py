@@ -34,8 +34,9 @@ class Command(BaseCommand):
             raise CommandError(f"broken games: {', '.join(map(str, broken))}")
 
     def _problem(self, game):
-        seqs = list(GameEvent.objects.filter(game_id=game.pk).order_by("seq")
-                    .values_list("seq", flat=True))
+        seqs = list(
+            GameEvent.objects.filter(game_id=game.pk).order_by("seq").values_list("seq", flat=True)
+        )
         if seqs != list(range(1, game.last_seq + 1)):
             return f"events {seqs[:3]}...{seqs[-3:]} do not run 1..{game.last_seq}"
         snapshot = getattr(game, "snapshot", None)

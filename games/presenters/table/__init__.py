@@ -24,5 +24,13 @@ from games.presenters.table.public import PublicTable
 from games.presenters.table.reader import table_context
 from games.presenters.table.render import render_fragments
 
-__all__ = ["LOG_LENGTH", "PUSH_LOG_ROWS", "WARN_SECONDS", "WARN_SHARE", "PublicTable",
-           "clock_warning", "render_fragments", "table_context"]
+__all__ = [
+    "LOG_LENGTH",
+    "PUSH_LOG_ROWS",
+    "WARN_SECONDS",
+    "WARN_SHARE",
+    "PublicTable",
+    "clock_warning",
+    "render_fragments",
+    "table_context",
+]

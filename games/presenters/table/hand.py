@@ -88,9 +88,15 @@ def _cards(view: SeatView, legal: Sequence[Action], mode: str | None) -> list[di
     hand: list[dict[str, Any]] = []
     for index, code in enumerate(view.get("hand", [])):
         enabled = code in enabled_in if enabled_in is not None else mode == "give"
-        hand.append({"code": code, "enabled": enabled,
-                     "button": _hand_card(index, code, mode, enabled,
-                                          mode == "play" and code in playable)})
+        hand.append(
+            {
+                "code": code,
+                "enabled": enabled,
+                "button": _hand_card(
+                    index, code, mode, enabled, mode == "play" and code in playable
+                ),
+            }
+        )
     return hand
 
 
@@ -100,8 +106,11 @@ def _turn_label(view: SeatView, mode: str | None, kinds: Collection[str]) -> str
         count = view["must_give"]
         return f"Give {count} card{'s' if count != 1 else ''} to your partner"
     if mode == "pick":
-        return ("Choose a card to pass to your partner" if view.get("decision") == "setup"
-                else "Choose a card to swap with your partner")
+        return (
+            "Choose a card to pass to your partner"
+            if view.get("decision") == "setup"
+            else "Choose a card to swap with your partner"
+        )
     if "take_penalty" in kinds:
         return f"A penalty of {view['penalty']} waits for you: stack or take it"
     return "Your turn" if mode == "play" else None
@@ -116,8 +125,10 @@ def _trade(
     just_traded = seat is not None and bool(rows) and _completes_trade(rows[-1], seat)
     if not just_traded:
         return {"received": [], "gave": []}
-    return {"received": [card_face(c) for c in view.get("received") or []],
-            "gave": [card_face(c) for c in view.get("gave") or []]}
+    return {
+        "received": [card_face(c) for c in view.get("received") or []],
+        "gave": [card_face(c) for c in view.get("gave") or []],
+    }
 
 
 def _completes_trade(row: EventRow | GameEvent, seat: int) -> bool:
@@ -141,8 +152,9 @@ def _play_again(game: Game, seat: int | None, public: PublicTable) -> dict[str, 
         "again_url": reverse("games:again", args=[game.pk]) if again else None,
         "rules_url": render.rules_url(public.script_prefix),
         "rematch": public.rematch,
-        "decline_url": (reverse("lobby:decline", args=[public.rematch])
-                        if seat in public.rematch_held else None),
+        "decline_url": (
+            reverse("lobby:decline", args=[public.rematch]) if seat in public.rematch_held else None
+        ),
     }
 
 
@@ -153,9 +165,7 @@ def _wild_choices(legal: Sequence[Action]) -> list[dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _hand_card(
-    index: int, code: str, mode: str | None, enabled: bool, playable: bool
-) -> Markup:
+def _hand_card(index: int, code: str, mode: str | None, enabled: bool, playable: bool) -> Markup:
     """One card button of a hand."""
     card = card_face(code)
     card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable)
@@ -166,5 +176,5 @@ def _hand_card(
 def _colour_choice(code: str) -> Markup:
     """A playable Wild's four colour buttons: the same for every reader."""
     return render.parts().colour_choice(
-        card_face(code),
-        [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"])
+        card_face(code), [{"code": c, "name": COLOR_NAMES[c], "symbol": SYMBOLS[c]} for c in "RYGB"]
+    )

@@ -28,8 +28,7 @@ def move_log(
     items: list[str] = []
     lines: tuple[str, ...] = ()
     for row in rows:
-        lines, item = row_move(row, seat, public.log_names, public.log_names_key,
-                               public.players)
+        lines, item = row_move(row, seat, public.log_names, public.log_names_key, public.players)
         if item:
             items.append(item)
     if items:

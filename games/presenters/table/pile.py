@@ -15,6 +15,10 @@ def direction(view: SeatView) -> Markup:
 def centre(view: SeatView) -> Markup:
     discard, color = view["discard"], view.get("color")
     return render.parts().centre(
-        view, card_face(discard[-1]) if discard else None,
+        view,
+        card_face(discard[-1]) if discard else None,
         None if color is None else COLOR_NAMES.get(color),
-        None if color is None else SYMBOLS.get(color), len(discard), discard_list_html(discard))
+        None if color is None else SYMBOLS.get(color),
+        len(discard),
+        discard_list_html(discard),
+    )

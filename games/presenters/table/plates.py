@@ -71,8 +71,11 @@ def last_moves(rows: Sequence[EventRow | GameEvent]) -> tuple[int | None, set[in
     last: int | None = None
     traded: set[int | None] = set()
     for row in reversed(rows):
-        seated = [e for e in engine.events_for(row.events, None)
-                  if e.get("seat") is not None and e["type"] != "moderator"]
+        seated = [
+            e
+            for e in engine.events_for(row.events, None)
+            if e.get("seat") is not None and e["type"] != "moderator"
+        ]
         if seated:
             last = seated[0]["seat"]
             break
@@ -94,18 +97,27 @@ def plate_data(public: "PublicTable") -> list[dict[str, Any]]:
     realtime = game.pace == Game.Pace.REALTIME
     limit = settings.TIMEOUTS_BEFORE_BOT
     # A clock is public: the page counts it down and shows when it runs low by itself.
-    clocks = {number: (None if finished else clock_warning(game, number))
-              or (None, None, None) for number in range(public.players)}
+    clocks = {
+        number: (None if finished else clock_warning(game, number)) or (None, None, None)
+        for number in range(public.players)
+    }
     return [
-        plate_words(public.script_prefix, _plate(public, number, {
-            "last": number == last,
-            "traded": number in traded,
-            "timeouts": min(seats.timeouts_of(game, number), limit) if realtime else 0,
-            "timeouts_limit": limit,
-            "due": clocks[number][0],
-            "warn": clocks[number][1],
-            "clock": clocks[number][2],
-        }))
+        plate_words(
+            public.script_prefix,
+            _plate(
+                public,
+                number,
+                {
+                    "last": number == last,
+                    "traded": number in traded,
+                    "timeouts": min(seats.timeouts_of(game, number), limit) if realtime else 0,
+                    "timeouts_limit": limit,
+                    "due": clocks[number][0],
+                    "warn": clocks[number][1],
+                    "clock": clocks[number][2],
+                },
+            ),
+        )
         for number in range(public.players)
     ]
 
@@ -136,28 +148,51 @@ def _plate(public: "PublicTable", number: int, moves: dict[str, Any]) -> dict[st
 def plate_words(prefix: str, p: dict[str, Any]) -> dict[str, Any]:
     """Adds to plate `p` what its markup says of it whoever reads it: its marks (classes),
     its accessible name around the reader's role, and the one word for its state."""
-    marks = "".join(mark for mark, on in (
-        (" to-play", p["to_play"]), (" is-out", p["out"]), (" is-departed", p["departed"]),
-        (" last-acted", p["last"]), (" just-traded", p["traded"])) if on)
+    marks = "".join(
+        mark
+        for mark, on in (
+            (" to-play", p["to_play"]),
+            (" is-out", p["out"]),
+            (" is-departed", p["departed"]),
+            (" last-acted", p["last"]),
+            (" just-traded", p["traded"]),
+        )
+        if on
+    )
     cards_word = "card" if p["cards"] == 1 else "cards"
-    rest = [f", {p['cards']} {cards_word}"] + [text for text, on in (
-        (", out", p["out"]),
-        (", left the game", p["departed"]),
-        (", to play", p["to_play"]),
-        (f", {p['timeouts']} of {p['timeouts_limit']} time-outs", p["timeouts"]),
-        (f", rating {p['rating']}", p["rating"]),
-        (", last to act", p["last"])) if on]
-    p.update(marks=marks, cards_word=cards_word, label_rest="".join(rest), state=_state(p),
-             label_name=p["name"] + (" (bot account)" if p["bot_account"] else ""),
-             rules_url=render.rules_url(prefix))
+    rest = [f", {p['cards']} {cards_word}"] + [
+        text
+        for text, on in (
+            (", out", p["out"]),
+            (", left the game", p["departed"]),
+            (", to play", p["to_play"]),
+            (f", {p['timeouts']} of {p['timeouts_limit']} time-outs", p["timeouts"]),
+            (f", rating {p['rating']}", p["rating"]),
+            (", last to act", p["last"]),
+        )
+        if on
+    ]
+    p.update(
+        marks=marks,
+        cards_word=cards_word,
+        label_rest="".join(rest),
+        state=_state(p),
+        label_name=p["name"] + (" (bot account)" if p["bot_account"] else ""),
+        rules_url=render.rules_url(prefix),
+    )
     return p
 
 
 def _state(p: dict[str, Any]) -> str:
     """The one word under a plate's name: the first of these that holds."""
-    for word, on in (("left", p["departed"]), ("out", p["out"]), ("to play", p["to_play"]),
-                     ("has chosen", p["has_chosen"]), ("choosing…", p["choosing"]),
-                     ("deciding…", p["waiting"])):
+    for word, on in (
+        ("left", p["departed"]),
+        ("out", p["out"]),
+        ("to play", p["to_play"]),
+        ("has chosen", p["has_chosen"]),
+        ("choosing…", p["choosing"]),
+        ("deciding…", p["waiting"]),
+    ):
         if on:
             return word
     return ""
@@ -173,22 +208,29 @@ def teams(public: "PublicTable") -> list[dict[str, Any]]:
     """Each team's shape, score and members, as the status bar and the result show them."""
     view, n, half = public.view, public.players, public.half
     return [
-        {"team": t, "shape": TEAM_SHAPES[t], "score": view["scores"][t],
-         "members": [public.names.get(s, "") for s in range(n) if s % half == t],
-         "departed": view["departed"][t]}
+        {
+            "team": t,
+            "shape": TEAM_SHAPES[t],
+            "score": view["scores"][t],
+            "members": [public.names.get(s, "") for s in range(n) if s % half == t],
+            "departed": view["departed"][t],
+        }
         for t in range(half)
     ]
 
 
 def scores_key(view: SeatView, half: int) -> ScoresKey:
     """What the status bar's scores are drawn from: the key of `scores`'s cache."""
-    return tuple((t, TEAM_SHAPES[t], view["scores"][t], view["departed"][t])
-                 for t in range(half))
+    return tuple((t, TEAM_SHAPES[t], view["scores"][t], view["departed"][t]) for t in range(half))
 
 
 @functools.lru_cache(maxsize=1024)
 def scores(teams: ScoresKey, yours: int | None) -> Markup:
     """The status bar's score of each team, for a reader of team `yours` (None: of none)."""
     return render.parts().scores(
-        [{"team": t, "shape": shape, "score": score, "departed": departed}
-         for t, shape, score, departed in teams], yours)
+        [
+            {"team": t, "shape": shape, "score": score, "departed": departed}
+            for t, shape, score, departed in teams
+        ],
+        yours,
+    )

@@ -35,7 +35,10 @@ class PublicTable:
     """
 
     def __init__(
-        self, game: Game, state: engine.GameState, seats: Sequence[Seat],
+        self,
+        game: Game,
+        state: engine.GameState,
+        seats: Sequence[Seat],
         rows: Sequence[EventRow | GameEvent],
     ) -> None:
         self.game, self.state, self.seats, self.rows = game, state, seats, rows
@@ -49,7 +52,8 @@ class PublicTable:
         self.log_names_key = tuple(self.log_names.items())
         self.bots = {s.number for s in seats if s.is_bot}
         self.bot_accounts = {
-            s.number for s in seats if s.user_id and s.user is not None and s.user.is_bot}
+            s.number for s in seats if s.user_id and s.user is not None and s.user.is_bot
+        }
         self.names = {
             number: name if number in self.bots else name + plates.stand_in_note(game, number)
             for number, name in self.log_names.items()
@@ -88,16 +92,20 @@ class PublicTable:
         """Play again: the open table a player of this finished game opened after it."""
         if self.game.status != Game.Status.FINISHED:
             return None
-        return (Game.objects.filter(rematch_of=self.game.pk, status=Game.Status.OPEN)
-                .values_list("pk", flat=True).first())
+        return (
+            Game.objects.filter(rematch_of=self.game.pk, status=Game.Status.OPEN)
+            .values_list("pk", flat=True)
+            .first()
+        )
 
     @cached_property
     def rematch_held(self) -> set[int]:
         """...and the seats it still holds for their people, who may decline them there."""
         if not self.rematch:
             return set()
-        return set(Seat.objects.held().filter(game_id=self.rematch)
-                   .values_list("number", flat=True))
+        return set(
+            Seat.objects.held().filter(game_id=self.rematch).values_list("number", flat=True)
+        )
 
     # --- the seats ----------------------------------------------------------------------------
 
@@ -115,18 +123,22 @@ class PublicTable:
             slotted = self._slotted.get(number)
             if slotted is None:
                 slotted = self._slotted[number] = plates.render_plate(
-                    tuple(self.plate_data[number].items()))
+                    tuple(self.plate_data[number].items())
+                )
             found = self._plates[key] = render.fill_slots(slotted, role)
         return found
 
     def plates_for(self, seat: int | None) -> SafeString:
         """Every plate in seat order, as reader `seat` (None: a spectator) sees them."""
         partner = None if seat is None else (seat + self.half) % self.players
-        return mark_safe("".join(
-            self.plate(number, "you" if number == seat else "partner" if number == partner
-                       else None)
-            for number in range(self.players)
-        ))
+        return mark_safe(
+            "".join(
+                self.plate(
+                    number, "you" if number == seat else "partner" if number == partner else None
+                )
+                for number in range(self.players)
+            )
+        )
 
     def scores(self, yours: int | None) -> Markup:
         """The status bar's score of each team, for a reader of team `yours` (None: of none)."""

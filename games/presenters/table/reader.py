@@ -13,9 +13,13 @@ from games.presenters.table.public import PublicTable
 
 
 def table_context(
-    game: Game, seat: int | None, *, state: engine.GameState | None = None,
+    game: Game,
+    seat: int | None,
+    *,
+    state: engine.GameState | None = None,
     rows: Sequence[store.EventRow | GameEvent] | None = None,
-    seats: Sequence[Seat] | None = None, public: PublicTable | None = None,
+    seats: Sequence[Seat] | None = None,
+    public: PublicTable | None = None,
 ) -> dict[str, Any]:
     """Everything the table template needs for `seat` (None: a spectator).
 
@@ -48,7 +52,9 @@ def table_context(
 
 
 def _reads(
-    game: Game, state: engine.GameState | None, seats: Sequence[Seat] | None,
+    game: Game,
+    state: engine.GameState | None,
+    seats: Sequence[Seat] | None,
     rows: Sequence[store.EventRow | GameEvent] | None,
 ) -> tuple[engine.GameState, Sequence[Seat], Sequence[store.EventRow | GameEvent]]:
     """(state, seats, rows) of a page or a resync: what the caller did not hand over is read."""

@@ -56,11 +56,24 @@ class TableParts(Protocol):
     def plate_slot(self, name: str, role: str | None) -> Markup: ...
     def plate(self, p: Mapping[str, Any]) -> Markup: ...
     def scores(self, teams: list[dict[str, Any]], yours: int | None) -> Markup: ...
-    def round_line(self, view: SeatView, target_score: int | None, deal_commitment: str,
-                   verify_url: str | None, finished: bool) -> Markup: ...
+    def round_line(
+        self,
+        view: SeatView,
+        target_score: int | None,
+        deal_commitment: str,
+        verify_url: str | None,
+        finished: bool,
+    ) -> Markup: ...
     def direction(self, view: SeatView) -> Markup: ...
-    def centre(self, view: SeatView, top: Mapping[str, Any] | None, color_name: str | None,
-               color_symbol: str | None, discard_count: int, discard_html: str) -> Markup: ...
+    def centre(
+        self,
+        view: SeatView,
+        top: Mapping[str, Any] | None,
+        color_name: str | None,
+        color_symbol: str | None,
+        discard_count: int,
+        discard_html: str,
+    ) -> Markup: ...
     def colour_choice(self, wild: Mapping[str, Any], colors: list[dict[str, str]]) -> Markup: ...
     def hand_card(self, card: Mapping[str, Any], mode: str | None) -> Markup: ...
     def result(self, c: Mapping[str, Any]) -> Markup: ...
@@ -72,16 +85,17 @@ def parts() -> TableParts:
     return cast(TableParts, template("games/table_parts.html").module)
 
 
-def render_fragments(
-    context: Mapping[str, Any], request: HttpRequest | None = None
-) -> SafeString:
+def render_fragments(context: Mapping[str, Any], request: HttpRequest | None = None) -> SafeString:
     """The live fragments as one HTML string of out-of-band swaps (stable ids): the push, the
     resync and the page itself (games/table.html places it) render them here. A push has no
     request, so its forms carry no CSRF field: table.js sends moves on the socket, and a
     form it posts takes the field from the page."""
     fragments = template("games/fragments.html")
-    return mark_safe(fragments.render(
-        {**context, "csrf_input": csrf_input_lazy(request) if request is not None else ""}))
+    return mark_safe(
+        fragments.render(
+            {**context, "csrf_input": csrf_input_lazy(request) if request is not None else ""}
+        )
+    )
 
 
 # --- a plate's reader's places ----------------------------------------------------------------

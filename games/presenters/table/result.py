@@ -25,16 +25,24 @@ def result(public: "PublicTable") -> Markup:
     outcome = view.get("round_over") or view.get("last_round")
     ranking = _ranking(view, public.teams)
     winner = outcome.get("winner") if outcome else None
-    return render.parts().result({
-        "seq": public.seq, "view": view, "result": outcome,
-        "result_rows": _hands(public, outcome),
-        "result_team": TEAM_SHAPES[winner] if winner is not None else None,
-        "teams": public.teams, "ranking": ranking,
-        "rating_changes_html": _rating_changes(game) if ranking else "",
-        "verify_url": (reverse("history:verify", args=[game.pk])
-                       if ranking and fairness.revealed(game) else None),
-        "lobby_url": reverse("lobby:index") if ranking else None,
-    })
+    return render.parts().result(
+        {
+            "seq": public.seq,
+            "view": view,
+            "result": outcome,
+            "result_rows": _hands(public, outcome),
+            "result_team": TEAM_SHAPES[winner] if winner is not None else None,
+            "teams": public.teams,
+            "ranking": ranking,
+            "rating_changes_html": _rating_changes(game) if ranking else "",
+            "verify_url": (
+                reverse("history:verify", args=[game.pk])
+                if ranking and fairness.revealed(game)
+                else None
+            ),
+            "lobby_url": reverse("lobby:index") if ranking else None,
+        }
+    )
 
 
 def _hands(public: "PublicTable", outcome: RoundResult | None) -> list[dict[str, Any]]:
@@ -43,7 +51,8 @@ def _hands(public: "PublicTable", outcome: RoundResult | None) -> list[dict[str,
     return [
         {
             "name": public.name(number),
-            "shape": TEAM_SHAPES[number % half], "team": number % half,
+            "shape": TEAM_SHAPES[number % half],
+            "team": number % half,
             "cards": [card_face(c) for c in cards],
             "points": sum(engine.card_points(c) for c in cards),
         }
@@ -57,8 +66,13 @@ def _ranking(view: SeatView, teams: list[dict[str, Any]]) -> list[dict[str, Any]
     if not over:
         return []
     return [
-        {"team": team, "rank": rank, "shape": TEAM_SHAPES[team],
-         "members": teams[team]["members"], "score": view["scores"][team]}
+        {
+            "team": team,
+            "rank": rank,
+            "shape": TEAM_SHAPES[team],
+            "members": teams[team]["members"],
+            "score": view["scores"][team],
+        }
         for team, rank in over["ranking"]
     ]
 

@@ -25,9 +25,12 @@ def round_line(public: "PublicTable") -> Markup:
     """The status bar's round, target and deal commitment: alike for every reader."""
     commitment = public.deal_commitment
     return render.parts().round_line(
-        public.view, public.view["options"].get("target_score"), commitment,
+        public.view,
+        public.view["options"].get("target_score"),
+        commitment,
         render.verify_url(public.script_prefix, public.game.pk) if commitment else None,
-        public.finished)
+        public.finished,
+    )
 
 
 def reader_status(
@@ -69,7 +72,12 @@ def _clock_warnings(game: Game, seat: int, public: "PublicTable") -> dict[str, d
     for number, role in ((seat, "you"), (partner, "partner")):
         plate = public.plate_data[number]
         if plate["due"]:
-            warnings[role] = {"role": role, "name": public.log_names.get(number, ""),
-                              "due": plate["due"], "warn": plate["warn"],
-                              "clock": plate["clock"], "pace": game.pace}
+            warnings[role] = {
+                "role": role,
+                "name": public.log_names.get(number, ""),
+                "due": plate["due"],
+                "warn": plate["warn"],
+                "clock": plate["clock"],
+                "pace": game.pace,
+            }
     return warnings

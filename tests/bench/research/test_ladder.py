@@ -4,13 +4,29 @@ import re
 
 from bench.research.ladder import main, mean_interval, pairing, wilson
 
-LAST = re.compile(r"^(\w+) vs (\w+): \1 won (\d+) of (\d+) \((\d\.\d{3}), 95% CI "
-                  r"\[(\d\.\d{3}), (\d\.\d{3})\]\)$")
+LAST = re.compile(
+    r"^(\w+) vs (\w+): \1 won (\d+) of (\d+) \((\d\.\d{3}), 95% CI "
+    r"\[(\d\.\d{3}), (\d\.\d{3})\]\)$"
+)
 
 
 def test_it_prints_decision_times_and_the_result_as_its_last_line(capsys):
-    main(["--games", "6", "--players", "4", "--seed", "3", "--rollouts", "1",
-          "--horizon", "5", "hard", "random"])
+    main(
+        [
+            "--games",
+            "6",
+            "--players",
+            "4",
+            "--seed",
+            "3",
+            "--rollouts",
+            "1",
+            "--horizon",
+            "5",
+            "hard",
+            "random",
+        ]
+    )
     out = capsys.readouterr().out.strip().splitlines()
     m = LAST.match(out[-1])
     assert m, out[-1]
@@ -21,8 +37,7 @@ def test_it_prints_decision_times_and_the_result_as_its_last_line(capsys):
 
 def test_six_players_with_two_jobs_count_every_game(capsys):
     main(["--games", "4", "--players", "6", "--seed", "1", "--jobs", "2", "easy", "normal"])
-    assert capsys.readouterr().out.strip().splitlines()[-1].startswith(
-        "easy vs normal: easy won ")
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("easy vs normal: easy won ")
 
 
 def test_duplicate_pairs_cancel_the_deal_between_equal_players(capsys):
@@ -32,8 +47,10 @@ def test_duplicate_pairs_cancel_the_deal_between_equal_players(capsys):
     assert "normal won 10 of 20" in capsys.readouterr().out.strip().splitlines()[-1]
 
 
-RANKED = re.compile(r"^(\w+) vs (\w+): \1 ranked above a B team in (\d\.\d{3}) of (\d+) "
-                    r"games' pairings \(95% CI \[(\d\.\d{3}), (\d\.\d{3})\]\)$")
+RANKED = re.compile(
+    r"^(\w+) vs (\w+): \1 ranked above a B team in (\d\.\d{3}) of (\d+) "
+    r"games' pairings \(95% CI \[(\d\.\d{3}), (\d\.\d{3})\]\)$"
+)
 
 
 def test_a_pairing_scores_a_team_against_each_other_team_by_the_final_ranking():
@@ -78,21 +95,67 @@ def test_the_wilson_interval():
 
 
 def test_the_search_knobs_reach_the_budget(capsys):
-    main(["--games", "2", "--players", "6", "--seed", "1", "--rollouts", "1", "--horizon", "5",
-          "--score", "best", "--z", "2.5", "hard", "normal"])
+    main(
+        [
+            "--games",
+            "2",
+            "--players",
+            "6",
+            "--seed",
+            "1",
+            "--rollouts",
+            "1",
+            "--horizon",
+            "5",
+            "--score",
+            "best",
+            "--z",
+            "2.5",
+            "hard",
+            "normal",
+        ]
+    )
     out = capsys.readouterr().out
     assert "Budget(rollouts=1, horizon=5, score=best, z=2.5)" in out
 
 
 def test_the_new_search_knobs_reach_the_budget_too(capsys):
-    main(["--games", "2", "--players", "4", "--seed", "1", "--rollouts", "1", "--horizon", "5",
-          "--drop", "1.0", "--model", "public", "--pool", "10", "--wilds", "normal",
-          "--weights", "late_wild", "--own-rollouts", "normal", "--explore", "0.1", "hard",
-          "normal"])
+    main(
+        [
+            "--games",
+            "2",
+            "--players",
+            "4",
+            "--seed",
+            "1",
+            "--rollouts",
+            "1",
+            "--horizon",
+            "5",
+            "--drop",
+            "1.0",
+            "--model",
+            "public",
+            "--pool",
+            "10",
+            "--wilds",
+            "normal",
+            "--weights",
+            "late_wild",
+            "--own-rollouts",
+            "normal",
+            "--explore",
+            "0.1",
+            "hard",
+            "normal",
+        ]
+    )
     out = capsys.readouterr().out
-    assert "Budget(rollouts=1, horizon=5, score=share, z=1.5, drop=1.0, model=public, " \
-           "pool=10, wilds=Normal's, weights=late_wild, own_rollouts=normal, " \
-           "explore=0.1)" in out
+    assert (
+        "Budget(rollouts=1, horizon=5, score=share, z=1.5, drop=1.0, model=public, "
+        "pool=10, wilds=Normal's, weights=late_wild, own_rollouts=normal, "
+        "explore=0.1)" in out
+    )
 
 
 def test_the_weights_set_a_normal_teams_turn_score():
@@ -101,9 +164,17 @@ def test_the_weights_set_a_normal_teams_turn_score():
 
     def moves(weights):
         seen = []
-        play(Options(players=8), 1, ["normal"] * 4, "w", None, weights=weights,
-             watch=lambda game, seat, history, action: seen.append((seat, action)))
+        play(
+            Options(players=8),
+            1,
+            ["normal"] * 4,
+            "w",
+            None,
+            weights=weights,
+            watch=lambda game, seat, history, action: seen.append((seat, action)),
+        )
         return seen
+
     plain = moves(None)
     assert moves([None, "normal", None, None]) == plain
     shedding = moves(["shedding", None, None, None])
@@ -120,8 +191,11 @@ def test_a_run_can_start_part_way_so_two_processes_share_it(capsys):
     def games(*extra):
         main(["--games", "8", "--players", "4", "--seed", "9", *extra, "easy", "random"])
         out = capsys.readouterr()
-        return (int(LAST.match(out.out.strip().splitlines()[-1]).group(3)),
-                int(LAST.match(out.out.strip().splitlines()[-1]).group(4)))
+        return (
+            int(LAST.match(out.out.strip().splitlines()[-1]).group(3)),
+            int(LAST.match(out.out.strip().splitlines()[-1]).group(4)),
+        )
+
     whole, first, second = games(), games("--games", "4"), games("--start", "4")
     assert second[1] == 4 and first[1] == 4
     assert first[0] + second[0] == whole[0]
@@ -129,21 +203,23 @@ def test_a_run_can_start_part_way_so_two_processes_share_it(capsys):
 
 def test_an_explore_share_outside_0_to_1_is_refused_with_a_clear_message(capsys):
     import pytest
+
     with pytest.raises(SystemExit):
         main(["--games", "2", "--explore", "1.5", "hard", "normal"])
     assert "1.5 is not a share of the turns (0 to 1)" in capsys.readouterr().err
 
 
-FULL = re.compile(r"^(\w+) vs (\w+): \1 ranked above a B team in (\d\.\d{3}) of (\d+) "
-                  r"games' pairings \(95% CI over (\d+) deals \[(\d\.\d{3}), (\d\.\d{3})\]\)$")
+FULL = re.compile(
+    r"^(\w+) vs (\w+): \1 ranked above a B team in (\d\.\d{3}) of (\d+) "
+    r"games' pairings \(95% CI over (\d+) deals \[(\d\.\d{3}), (\d\.\d{3})\]\)$"
+)
 
 
 def test_a_full_rotation_leaves_equal_players_at_exactly_one_half_on_every_deal(capsys):
     # Each deal is played with A on each of the four teams' seats. A deterministic level
     # against itself plays one game four times, and the four seatings' pairing scores sum
     # to the six pairs of teams: every deal's mean is one half, so the interval is a point.
-    main(["--games", "8", "--players", "8", "--seed", "5", "--rotate", "full",
-          "normal", "normal"])
+    main(["--games", "8", "--players", "8", "--seed", "5", "--rotate", "full", "normal", "normal"])
     m = FULL.match(capsys.readouterr().out.strip().splitlines()[-2])
     assert m, "the ranking line names the deals"
     assert m.group(3, 4, 5, 6, 7) == ("0.500", "8", "2", "0.500", "0.500")
@@ -159,6 +235,7 @@ def test_two_seatings_of_a_deal_leave_part_of_its_luck_at_eight_players(capsys):
 def test_a_full_rotations_first_two_seatings_are_the_pair_games():
     from bench.research.ladder import _pair
     from games.engine import Options
+
     args = [Options(players=6), 3, 0, "easy", "random", None, 0, None, None, "all", None]
     args[6] = 3
     wins3, played3, _, ranked3 = _pair(tuple(args))
@@ -171,6 +248,7 @@ def test_a_full_rotations_first_two_seatings_are_the_pair_games():
 
 def test_a_full_rotation_refuses_a_count_that_splits_a_deal(capsys):
     import pytest
+
     with pytest.raises(SystemExit):
         main(["--games", "6", "--players", "8", "--rotate", "full", "easy", "random"])
     assert "multiples of 4" in capsys.readouterr().err
@@ -178,35 +256,88 @@ def test_a_full_rotation_refuses_a_count_that_splits_a_deal(capsys):
 
 def test_the_kinds_of_decision_searched_reach_the_budget(capsys):
     import pytest
-    main(["--games", "2", "--players", "8", "--seed", "1", "--rollouts", "1", "--horizon", "5",
-          "--searched", "setup,give", "hard", "normal"])
+
+    main(
+        [
+            "--games",
+            "2",
+            "--players",
+            "8",
+            "--seed",
+            "1",
+            "--rollouts",
+            "1",
+            "--horizon",
+            "5",
+            "--searched",
+            "setup,give",
+            "hard",
+            "normal",
+        ]
+    )
     assert "searched=setup,give" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--games", "2", "--searched", "turn,bluff", "hard", "normal"])
     assert "kinds of decision are among turn, penalty" in capsys.readouterr().err
 
 
-PAIRED = re.compile(r"^paired with (.+): (\w+) ranked ([+-]\d\.\d{4}) above it over (\d+) "
-                    r"shared deals \(95% CI \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]\)$",
-                    re.MULTILINE)
+PAIRED = re.compile(
+    r"^paired with (.+): (\w+) ranked ([+-]\d\.\d{4}) above it over (\d+) "
+    r"shared deals \(95% CI \[([+-]\d\.\d{4}), ([+-]\d\.\d{4})\]\)$",
+    re.MULTILINE,
+)
 
 
 def test_a_run_is_paired_deal_by_deal_with_another_on_the_same_deals(tmp_path, capsys):
     import pytest
+
     # Normal against itself with every seating scores exactly one half on each deal, so a
     # run paired with it differs by its own ranking minus one half; deals only one of the
     # two runs played are left out.
     plain = tmp_path / "normal.txt"
-    main(["--games", "16", "--players", "8", "--seed", "3", "--rotate", "full",
-          "--per-deal", str(plain), "normal", "normal"])
+    main(
+        [
+            "--games",
+            "16",
+            "--players",
+            "8",
+            "--seed",
+            "3",
+            "--rotate",
+            "full",
+            "--per-deal",
+            str(plain),
+            "normal",
+            "normal",
+        ]
+    )
     capsys.readouterr()
     lines = plain.read_text().split("\n")
     assert [x.split()[:2] for x in lines if x] == [["deal", str(i)] for i in range(4)]
     assert all(float(x.split()[2]) == 0.5 for x in lines if x)
     late = tmp_path / "late.txt"
-    main(["--games", "24", "--players", "8", "--seed", "3", "--rotate", "full",
-          "--start", "4", "--weights", "late_wild", "--per-deal", str(late), "--paired-with",
-          str(plain), "normal", "normal"])
+    main(
+        [
+            "--games",
+            "24",
+            "--players",
+            "8",
+            "--seed",
+            "3",
+            "--rotate",
+            "full",
+            "--start",
+            "4",
+            "--weights",
+            "late_wild",
+            "--per-deal",
+            str(late),
+            "--paired-with",
+            str(plain),
+            "normal",
+            "normal",
+        ]
+    )
     out = capsys.readouterr().out
     paired = PAIRED.search(out)
     assert paired and FULL.match(out.strip().splitlines()[-2])
@@ -221,6 +352,7 @@ def test_a_run_is_paired_deal_by_deal_with_another_on_the_same_deals(tmp_path, c
 
 def test_a_missing_or_foreign_paired_file_is_refused_with_a_clear_message(tmp_path, capsys):
     import pytest
+
     notes = tmp_path / "notes.txt"
     notes.write_text("hard won the lot\n")
     for path in (tmp_path / "absent.txt", notes):
@@ -230,8 +362,26 @@ def test_a_missing_or_foreign_paired_file_is_refused_with_a_clear_message(tmp_pa
 
 
 def test_the_ladder_compares_inferences_on_the_same_level(capsys):
-    main(["--games", "2", "--players", "8", "--seed", "2", "--rollouts", "1", "--horizon",
-          "5", "--infer-a", "all", "--infer-b", "none", "hard", "hard"])
+    main(
+        [
+            "--games",
+            "2",
+            "--players",
+            "8",
+            "--seed",
+            "2",
+            "--rollouts",
+            "1",
+            "--horizon",
+            "5",
+            "--infer-a",
+            "all",
+            "--infer-b",
+            "none",
+            "hard",
+            "hard",
+        ]
+    )
     out = capsys.readouterr().out.strip().splitlines()
     assert out[-1].startswith("hard vs hard: hard won ") and " of 2 " in out[-1]
     assert any(line.startswith("hard/A: ") for line in out)
@@ -240,8 +390,24 @@ def test_the_ladder_compares_inferences_on_the_same_level(capsys):
 
 
 def test_the_ladder_runs_the_partly_revealed_oracle(capsys):
-    main(["--games", "2", "--players", "4", "--seed", "3", "--rollouts", "2", "--horizon", "8",
-          "--reveal", "partner", "oracle", "normal"])
+    main(
+        [
+            "--games",
+            "2",
+            "--players",
+            "4",
+            "--seed",
+            "3",
+            "--rollouts",
+            "2",
+            "--horizon",
+            "8",
+            "--reveal",
+            "partner",
+            "oracle",
+            "normal",
+        ]
+    )
     out = capsys.readouterr().out
     assert "oracle sees partner" in out
     assert out.strip().splitlines()[-1].startswith("oracle vs normal: oracle won ")

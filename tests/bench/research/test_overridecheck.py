@@ -12,19 +12,28 @@ def test_departures_are_named_by_kind():
     assert kind_of(turn, play("W", "R"), play("W", "G")) == "wild colour"
     assert kind_of(turn, play("R3"), play("RD2")) == "draw 2"
     assert kind_of(turn, play("R3"), play("B3")) == "number"
-    assert kind_of({"decision": "forced"}, play("W", "R"), play("W", "B")) == \
-        "drawn wild colour"
+    assert kind_of({"decision": "forced"}, play("W", "R"), play("W", "B")) == "drawn wild colour"
     assert kind_of({"decision": "swap"}, {}, {}) == "swap"
 
 
 def test_a_playout_scores_the_round_for_the_movers_team():
     # Seat 0 plays its last card while its partner (seat 2) is out: its team has won.
-    g = Game.from_position(Options(players=4), hands=[["Y3"], ["B1", "B3"], [], ["R1", "R4"]],
-                           draw_pile=["G1", "G2", "G3"], discard=["Y5"], turn=0)
+    g = Game.from_position(
+        Options(players=4),
+        hands=[["Y3"], ["B1", "B3"], [], ["R1", "R4"]],
+        draw_pile=["G1", "G2", "G3"],
+        discard=["Y5"],
+        turn=0,
+    )
     assert playout(g.to_dict(), 0, {"type": "play", "card": "Y3"}, 1) == 1.0
     # Here the Yellow 3 lets seat 1, whose partner is out, play its last card: a loss.
-    g = Game.from_position(Options(players=4), hands=[["Y3", "R9"], ["Y1"], ["B2"], []],
-                           draw_pile=["G1", "G2", "G3"], discard=["Y5"], turn=0)
+    g = Game.from_position(
+        Options(players=4),
+        hands=[["Y3", "R9"], ["Y1"], ["B2"], []],
+        draw_pile=["G1", "G2", "G3"],
+        discard=["Y5"],
+        turn=0,
+    )
     assert playout(g.to_dict(), 0, {"type": "play", "card": "Y3"}, 1) == 0.0
 
 

@@ -14,8 +14,9 @@ def page_for(browser, base_url, user, context=None):
     """A page logged in as `user` (a new browser context unless `context` is given)."""
     if context is None:
         context = browser.new_context(viewport={"width": 1100, "height": 850})
-        context.add_cookies([{"name": "sessionid", "value": support.session_cookie(user),
-                              "url": base_url}])
+        context.add_cookies(
+            [{"name": "sessionid", "value": support.session_cookie(user), "url": base_url}]
+        )
     page = context.new_page()
     page.set_default_timeout(PATIENCE_MS)
     return page

@@ -31,16 +31,23 @@ def _four_people():
 def _stored(game):
     """Everything a half-applied move could have touched."""
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
-    return (game.last_seq, game.waiting_on, game.clocks, game.snapshot.seq, game.snapshot.state,
-            list(GameEvent.objects.filter(game=game).values_list("seq", flat=True)))
+    return (
+        game.last_seq,
+        game.waiting_on,
+        game.clocks,
+        game.snapshot.seq,
+        game.snapshot.state,
+        list(GameEvent.objects.filter(game=game).values_list("seq", flat=True)),
+    )
 
 
 async def _talk(url, cookie, messages):
     """Opens the table's socket as the page does, sends each message, returns the replies."""
     ws_url = url.replace("http://", "ws://") + messages[0]
     replies = []
-    async with websockets.connect(ws_url, additional_headers={
-        "Cookie": f"sessionid={cookie}", "Origin": url}) as socket:
+    async with websockets.connect(
+        ws_url, additional_headers={"Cookie": f"sessionid={cookie}", "Origin": url}
+    ) as socket:
         hello = json.loads(await asyncio.wait_for(socket.recv(), 10))
         replies.append(hello)
         for message in messages[1:]:
@@ -53,9 +60,7 @@ async def _talk(url, cookie, messages):
     return replies
 
 
-def test_a_socket_move_whose_database_connection_dies_is_refused_clearly_and_stores_nothing(
-    stack
-):
+def test_a_socket_move_whose_database_connection_dies_is_refused_clearly_and_stores_nothing(stack):
     (ana, *_), game = _four_people()
     fault = stack.fault("decision.written:person", action="disconnect")
     url = stack.daphne(fault=fault)
@@ -71,13 +76,17 @@ def test_a_socket_move_whose_database_connection_dies_is_refused_clearly_and_sto
     assert _stored(game) == before  # no event, no snapshot, no column changed
 
     # The player sends the same move again (same key), twice: it is applied once.
-    _, first, again = asyncio.run(_talk(url, session_cookie(ana),
-                                        [f"/ws/games/{game.pk}/", move, move]))
+    _, first, again = asyncio.run(
+        _talk(url, session_cookie(ana), [f"/ws/games/{game.pk}/", move, move])
+    )
     assert first == {"type": "ok", "seq": 2, "key": "first-try"}
     assert again == {"type": "ok", "seq": 2, "key": "first-try"}
     (event,) = GameEvent.objects.filter(game=game, seq__gt=1)
     assert (event.seat, event.action, event.idempotency_key) == (
-        0, {"type": "pass", "card": card}, f"u{ana.pk}-first-try")
+        0,
+        {"type": "pass", "card": card},
+        f"u{ana.pk}-first-try",
+    )
     game.refresh_from_db()
     assert store.replay(game).to_dict() == game.snapshot.state
     assert "Traceback" not in stack.log("daphne").split("decision not saved")[-1]

@@ -31,8 +31,16 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 DOC = ROOT / "docs" / "deploy.md"
 SECTION = "### nginx: TLS, static files and the websocket upgrade"
-PLACEHOLDERS = ("SERVER_NAME", "HTTPS_LISTEN", "HTTP_LISTEN", "DAPHNE_1", "DAPHNE_2",
-                "STATIC_ROOT", "TLS_CERTIFICATE", "TLS_KEY")
+PLACEHOLDERS = (
+    "SERVER_NAME",
+    "HTTPS_LISTEN",
+    "HTTP_LISTEN",
+    "DAPHNE_1",
+    "DAPHNE_2",
+    "STATIC_ROOT",
+    "TLS_CERTIFICATE",
+    "TLS_KEY",
+)
 # Only nginx could serve this file: it is in the test's own collectstatic output, which the
 # Daphnes (their STATIC_ROOT, WhiteNoise's finders) know nothing of.
 ONLY_NGINX_HAS = "only-nginx-serves-this.txt"
@@ -98,11 +106,17 @@ class ProxiedSite:
         machine's, and nginx sees each as a client of its own); returns (status, headers,
         body)."""
         if https:
-            conn = http.client.HTTPSConnection("127.0.0.1", self.https_port, timeout=30,
-                                               context=insecure(), source_address=(source, 0))
+            conn = http.client.HTTPSConnection(
+                "127.0.0.1",
+                self.https_port,
+                timeout=30,
+                context=insecure(),
+                source_address=(source, 0),
+            )
         else:
-            conn = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=30,
-                                              source_address=(source, 0))
+            conn = http.client.HTTPConnection(
+                "127.0.0.1", self.http_port, timeout=30, source_address=(source, 0)
+            )
         try:
             conn.request(method, path, body=body, headers={"Host": self.host, **(headers or {})})
             answer = conn.getresponse()
@@ -124,10 +138,29 @@ def proxied_site(stack, tmp_path, settings):
     site.directory.mkdir()
 
     key, certificate = site.directory / "key.pem", site.directory / "cert.pem"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-                    "-keyout", str(key), "-out", str(certificate)],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+            "-keyout",
+            str(key),
+            "-out",
+            str(certificate),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     settings.STATIC_ROOT = tmp_path / "static"
     call_command("collectstatic", interactive=False, verbosity=0)
     (settings.STATIC_ROOT / ONLY_NGINX_HAS).write_text("served by nginx\n")
@@ -136,39 +169,69 @@ def proxied_site(stack, tmp_path, settings):
     # /readyz reads, the log-in counts), so that no earlier run's counts answer for it.
     stack.env["CACHE_KEY_PREFIX"] = f"nginx-{uuid.uuid4().hex[:12]}"
     # Production settings behind a proxy (docs/deploy.md, "Environment"), for this address.
-    env = dict(SECURE_SSL_REDIRECT="true", SESSION_COOKIE_SECURE="true",
-               CSRF_COOKIE_SECURE="true", SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https",
-               ALLOWED_HOSTS="localhost", CSRF_TRUSTED_ORIGINS=site.base, SITE_URL=site.base,
-               LOGIN_RATE_IP_LIMIT="3", LOGIN_RATE_LIMIT="100")
+    env = dict(
+        SECURE_SSL_REDIRECT="true",
+        SESSION_COOKIE_SECURE="true",
+        CSRF_COOKIE_SECURE="true",
+        SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https",
+        ALLOWED_HOSTS="localhost",
+        CSRF_TRUSTED_ORIGINS=site.base,
+        SITE_URL=site.base,
+        LOGIN_RATE_IP_LIMIT="3",
+        LOGIN_RATE_LIMIT="100",
+    )
 
     def daphne(name):
         port = free_port()
         # The doc's command, with Daphne's access log left on (its default) so that the
         # test can tell which Daphne served what.
-        proc = stack.start(name, "daphne", ["--proxy-headers", "-b", "127.0.0.1", "-p",
-                                            str(port), "config.asgi:application"], env)
-        wait_until(lambda: port_open(port) or proc.poll() is not None, 30, f"{name} to listen",
-                   lambda: stack.log(name)[-3000:])
+        proc = stack.start(
+            name,
+            "daphne",
+            ["--proxy-headers", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            env,
+        )
+        wait_until(
+            lambda: port_open(port) or proc.poll() is not None,
+            30,
+            f"{name} to listen",
+            lambda: stack.log(name)[-3000:],
+        )
         assert proc.poll() is None, stack.log(name)[-3000:]
         return f"127.0.0.1:{port}"
 
     daphnes = [daphne("daphne-1"), daphne("daphne-2")]
 
     conf = site.directory / "wildcards.conf"
-    conf.write_text(site_config({
-        "SERVER_NAME": "localhost", "HTTPS_LISTEN": f"127.0.0.1:{https_port}",
-        "HTTP_LISTEN": f"127.0.0.1:{http_port}", "DAPHNE_1": daphnes[0], "DAPHNE_2": daphnes[1],
-        "STATIC_ROOT": str(settings.STATIC_ROOT), "TLS_CERTIFICATE": str(certificate),
-        "TLS_KEY": str(key)}))
+    conf.write_text(
+        site_config(
+            {
+                "SERVER_NAME": "localhost",
+                "HTTPS_LISTEN": f"127.0.0.1:{https_port}",
+                "HTTP_LISTEN": f"127.0.0.1:{http_port}",
+                "DAPHNE_1": daphnes[0],
+                "DAPHNE_2": daphnes[1],
+                "STATIC_ROOT": str(settings.STATIC_ROOT),
+                "TLS_CERTIFICATE": str(certificate),
+                "TLS_KEY": str(key),
+            }
+        )
+    )
     main = site.directory / "nginx.conf"
     main.write_text(main_config(site.directory, conf))
     errors = site.directory / "error.log"
-    proxy = subprocess.Popen([nginx, "-p", str(site.directory), "-c", str(main), "-e",
-                              str(errors), "-g", "daemon off;"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    proxy = subprocess.Popen(
+        [nginx, "-p", str(site.directory), "-c", str(main), "-e", str(errors), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     try:
-        wait_until(lambda: port_open(https_port) or proxy.poll() is not None, 30,
-                   "nginx to listen", lambda: errors.read_text() if errors.exists() else "")
+        wait_until(
+            lambda: port_open(https_port) or proxy.poll() is not None,
+            30,
+            "nginx to listen",
+            lambda: errors.read_text() if errors.exists() else "",
+        )
         assert proxy.poll() is None, errors.read_text()
         yield site
     finally:
@@ -181,16 +244,18 @@ def _served_requests(log):
     return re.findall(r'"(?:GET|POST|HEAD|WSCONNECT) [^"]*"', log)
 
 
-def test_a_whole_game_played_in_chromium_through_nginx(proxied_site, stack, chromium_browser,
-                                                        settings):
+def test_a_whole_game_played_in_chromium_through_nginx(
+    proxied_site, stack, chromium_browser, settings
+):
     stack.worker()
     stack.beat()
     # Hashed as the Daphnes check it (the tests' fast hasher is not in their list).
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
     make_user("ana", display_name="Ana")
     site = proxied_site
-    context = chromium_browser.new_context(ignore_https_errors=True,
-                                           viewport={"width": 1100, "height": 850})
+    context = chromium_browser.new_context(
+        ignore_https_errors=True, viewport={"width": 1100, "height": 850}
+    )
     page = context.new_page()
     page.set_default_timeout(15_000)  # a busy machine: each wait is for something to show
     responses = []
@@ -211,8 +276,11 @@ def test_a_whole_game_played_in_chromium_through_nginx(proxied_site, stack, chro
     assert game.status == Game.Status.FINISHED
     assert page.get_by_role("heading", name="Final ranking").is_visible()
     # The page's CSS came from nginx's /static/ (its Cache-Control, not WhiteNoise's).
-    css = [(url, headers) for url, status, headers in responses
-           if "/static/" in url and url.endswith(".css") and status == 200]
+    css = [
+        (url, headers)
+        for url, status, headers in responses
+        if "/static/" in url and url.endswith(".css") and status == 200
+    ]
     assert css and all(SEVEN_DAYS in headers.get("cache-control", "") for _, headers in css), css
     status, _, body = site.request("GET", f"/static/{ONLY_NGINX_HAS}")
     assert (status, body) == (200, "served by nginx\n")
@@ -220,8 +288,12 @@ def test_a_whole_game_played_in_chromium_through_nginx(proxied_site, stack, chro
     for name in ("daphne-1", "daphne-2"):
         assert _served_requests(stack.log(name)), stack.log(name)[-2000:]
     # Ready through nginx once the worker's and beat's heartbeats are in (docs/deploy.md).
-    wait_until(lambda: site.request("GET", "/readyz")[0] == 200, 90, "/readyz through nginx",
-               lambda: site.request("GET", "/readyz")[2])
+    wait_until(
+        lambda: site.request("GET", "/readyz")[0] == 200,
+        90,
+        "/readyz through nginx",
+        lambda: site.request("GET", "/readyz")[2],
+    )
     assert site.request("GET", "/healthz")[:1] == (200,)
     # Plain HTTP is sent to HTTPS.
     status, headers, _ = site.request("GET", "/", https=False)
@@ -232,22 +304,32 @@ def _failed_login(site, source, username, forged):
     """A log-in with a wrong password from `source`, claiming to be `forged` in its
     X-Forwarded-For; the status of the answer."""
     claimed = {"X-Forwarded-For": forged}
-    status, headers, page = site.request("GET", "/accounts/login/", source=source,
-                                         headers=claimed)
+    status, headers, page = site.request("GET", "/accounts/login/", source=source, headers=claimed)
     assert status == 200, page[:500]
-    cookie = next(c.split(";", 1)[0] for c in headers.get_all("Set-Cookie")
-                  if c.startswith("csrftoken="))
+    cookie = next(
+        c.split(";", 1)[0] for c in headers.get_all("Set-Cookie") if c.startswith("csrftoken=")
+    )
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    form = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": username,
-                                   "password": "not-the-password"})
-    status, _, _ = site.request("POST", "/accounts/login/", source=source, body=form, headers={
-        **claimed, "Cookie": cookie, "Origin": site.base, "Referer": site.base + "/accounts/login/",
-        "Content-Type": "application/x-www-form-urlencoded"})
+    form = urllib.parse.urlencode(
+        {"csrfmiddlewaretoken": token, "username": username, "password": "not-the-password"}
+    )
+    status, _, _ = site.request(
+        "POST",
+        "/accounts/login/",
+        source=source,
+        body=form,
+        headers={
+            **claimed,
+            "Cookie": cookie,
+            "Origin": site.base,
+            "Referer": site.base + "/accounts/login/",
+            "Content-Type": "application/x-www-form-urlencoded",
+        },
+    )
     return status
 
 
-def test_a_made_up_x_forwarded_for_does_not_choose_the_address_log_ins_count_against(
-        proxied_site):
+def test_a_made_up_x_forwarded_for_does_not_choose_the_address_log_ins_count_against(proxied_site):
     """A client guessing passwords writes a new X-Forwarded-For on each attempt. Daphne
     (--proxy-headers) takes the first address of that header; nginx replaces it with the
     client's own, so the attempts all count against the sender (LOGIN_RATE_IP_LIMIT, 3

@@ -41,7 +41,9 @@ def seq_of(page):
 def wait_seq(page, seq, timeout=60_000):
     page.wait_for_function(
         "s => parseInt(document.getElementById('table-page').dataset.seq) >= s",
-        arg=seq, timeout=timeout)
+        arg=seq,
+        timeout=timeout,
+    )
 
 
 def live(page, timeout=60_000):
@@ -53,7 +55,9 @@ def pass_a_card(page):
     page.get_by_role("button", name="Pass card").click()
 
 
-def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(own_redis, chromium_browser):
+def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(
+    own_redis, chromium_browser
+):
     redis, stack = own_redis
     sweeps = {"BOT_SWEEP_SECONDS": "1", "BOT_STALL_SECONDS": "2", "CLOCK_SWEEP_SECONDS": "1"}
     url = stack.daphne()
@@ -145,8 +149,13 @@ def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_f
     stack.worker(env=sweeps)
     stack.beat(env=sweeps)
     ana = make_user("ana", display_name="Ana")
-    game = make_started_game([ana], bots=["easy"], pace=Game.Pace.TURN_BASED, turn_hours=24,
-                             seed=_seed_where_a_bot_plays_first())
+    game = make_started_game(
+        [ana],
+        bots=["easy"],
+        pace=Game.Pace.TURN_BASED,
+        turn_hours=24,
+        seed=_seed_where_a_bot_plays_first(),
+    )
     page = page_for(chromium_browser, url, ana)
     page.goto(f"{url}/games/{game.pk}/")
     live(page)
@@ -162,8 +171,12 @@ def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_f
     stored = game.last_seq
 
     redis.start()
-    wait_until(lambda: GameEvent.objects.filter(game=game, seq=stored + 1).exists(), 60,
-               "the bot's move after Redis came back", lambda: stack.log("worker")[-3000:])
+    wait_until(
+        lambda: GameEvent.objects.filter(game=game, seq=stored + 1).exists(),
+        60,
+        "the bot's move after Redis came back",
+        lambda: stack.log("worker")[-3000:],
+    )
     live(page)
     game.refresh_from_db()
     wait_seq(page, game.last_seq)
@@ -172,6 +185,7 @@ def test_a_move_that_makes_a_bot_due_while_redis_is_down_is_stored_and_the_bot_f
     # The bots may still be playing: count the events under the game's lock.
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
-        seqs = list(GameEvent.objects.filter(game=game).order_by("seq")
-                    .values_list("seq", flat=True))
+        seqs = list(
+            GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True)
+        )
     assert seqs == list(range(1, game.last_seq + 1))

@@ -33,7 +33,8 @@ def screen(page):
 
 def at_seq(page, seq):
     page.wait_for_function(
-        "s => document.getElementById('table-page').dataset.seq === String(s)", arg=seq)
+        "s => document.getElementById('table-page').dataset.seq === String(s)", arg=seq
+    )
 
 
 def test_a_reload_a_second_tab_and_a_new_tab_show_the_same_table(stack, chromium_browser):

@@ -37,8 +37,9 @@ def inbox(settings, smtp_server):
     settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_USE_TLS = "127.0.0.1", port, False
 
     def messages(to=None):
-        parsed = [email.message_from_bytes(e.content, policy=email.policy.default)
-                  for e in received]
+        parsed = [
+            email.message_from_bytes(e.content, policy=email.policy.default) for e in received
+        ]
         return [m for m in parsed if to is None or m["To"] == to]
 
     return messages
@@ -127,7 +128,9 @@ def test_at_most_one_your_turn_email_a_game_until_the_player_has_been_back(inbox
     seq = next_decision_of_ana(at(hours=1))
     sweep(datetime.fromisoformat(fresh(game).clocks["0"]["started"]) + timedelta(minutes=30))
     assert len(turn_emails(inbox("ana@example.com"))) == 1  # told already, not back since
-    assert EmailOutbox.objects.get(game=game, seat=0, seq=seq, kind="turn").skipped == "told already"
+    assert (
+        EmailOutbox.objects.get(game=game, seat=0, seq=seq, kind="turn").skipped == "told already"
+    )
 
     # She comes back (and leaves again); her next decision is emailed once more.
     started = datetime.fromisoformat(fresh(game).clocks["0"]["started"])
@@ -154,7 +157,8 @@ def test_several_games_waiting_go_in_one_email(inbox, four):
         assert f"Table {game.pk}: until " in text
         assert f"{SITE}/games/{game.pk}/" in text
     assert set(EmailOutbox.objects.filter(seat=0, kind="turn").values_list("via", "skipped")) == {
-        ("digest", "")}
+        ("digest", "")
+    }
     for minutes in (7, 60):
         sweep(at(minutes=minutes))
     assert len(inbox("ana@example.com")) == 1
@@ -171,7 +175,8 @@ def test_the_daily_digest_goes_at_the_players_hour_in_their_zone(inbox, four):
     assert turn_emails(inbox("ana@example.com")) == []
     # Bo, away and "as soon as I am away": both games in one email, at once.
     assert [m["Subject"] for m in inbox("bo@example.com")] == [
-        "Your turn in 2 games (Wild Cards Teams)"]
+        "Your turn in 2 games (Wild Cards Teams)"
+    ]
 
     sweep(paris_six)
     (message,) = inbox("ana@example.com")
@@ -254,7 +259,9 @@ def test_the_half_time_reminder_waits_while_the_player_is_here_and_not_past_the_
     sweep(at(hours=12, minutes=1))  # the deadline passed: the decision is no longer open
     assert reminders("ana@example.com") == []
     assert EmailOutbox.objects.get(game=game, seat=0, kind="reminder").skipped in (
-        "player on the site", "already decided")
+        "player on the site",
+        "already decided",
+    )
 
 
 def _unsubscribe_link(message):
@@ -283,8 +290,9 @@ def test_an_unsubscribe_link_turns_that_kind_off_without_logging_in(inbox, four)
     assert ana.turn_email == "immediate"  # a link checker that opens it changes nothing
 
     # The mail program's one-click POST (RFC 8058): no session, no CSRF token.
-    done = anonymous.post(path, "List-Unsubscribe=One-Click",
-                          content_type="application/x-www-form-urlencoded")
+    done = anonymous.post(
+        path, "List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
+    )
     assert done.status_code == 200
     ana.refresh_from_db()
     assert (ana.turn_email, ana.notify_reminder_email) == ("none", True)
@@ -322,16 +330,33 @@ def test_the_profile_shows_the_email_choices_and_saves_them(client, four):
     ana = four[0]
     client.force_login(ana)
     page = client.get(reverse("accounts:profile")).content.decode()
-    for words in ("As soon as I am away", "Once a day, all my games in one email", "Never",
-                  "Quiet hours", "send the daily email at", "Email me when it is my turn"):
+    for words in (
+        "As soon as I am away",
+        "Once a day, all my games in one email",
+        "Never",
+        "Quiet hours",
+        "send the daily email at",
+        "Email me when it is my turn",
+    ):
         assert words.lower() in page.lower()
-    data = {"display_name": "", "email": ana.email, "time_zone": "Europe/Paris",
-            "turn_email": "digest", "digest_hour": "7", "notify_reminder_email": "on",
-            "quiet_start": "23:00", "quiet_end": "06:30"}
+    data = {
+        "display_name": "",
+        "email": ana.email,
+        "time_zone": "Europe/Paris",
+        "turn_email": "digest",
+        "digest_hour": "7",
+        "notify_reminder_email": "on",
+        "quiet_start": "23:00",
+        "quiet_end": "06:30",
+    }
     assert client.post(reverse("accounts:profile"), data).status_code == 302
     ana.refresh_from_db()
     assert (ana.turn_email, ana.digest_hour, ana.quiet_start, ana.quiet_end) == (
-        "digest", 7, time(23), time(6, 30))
+        "digest",
+        7,
+        time(23),
+        time(6, 30),
+    )
 
     half = client.post(reverse("accounts:profile"), {**data, "quiet_end": ""})
     assert half.status_code == 400
@@ -394,4 +419,7 @@ def test_a_player_at_the_table_against_bots_gets_no_email_at_all(inbox, ana):
 def test_a_player_away_from_a_table_against_bots_gets_one_email(inbox, ana):
     game, _ = _play_against_bots(ana, on_site=False)
     assert len(inbox("ana@example.com")) == 1
-    assert EmailOutbox.objects.filter(game=game, seat=0, kind="turn", skipped="told already").count() >= 10
+    assert (
+        EmailOutbox.objects.filter(game=game, seat=0, kind="turn", skipped="told already").count()
+        >= 10
+    )

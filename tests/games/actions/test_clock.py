@@ -83,7 +83,10 @@ def test_each_seat_that_has_not_chosen_times_out_on_its_own_clock(four):
 
     events = timeout_events(game)
     assert [(e.seat, e.kind, e.actor) for e in events] == [
-        (1, "pass", "timeout"), (2, "pass", "timeout"), (3, "pass", "timeout")]
+        (1, "pass", "timeout"),
+        (2, "pass", "timeout"),
+        (3, "pass", "timeout"),
+    ]
     assert {e.seat: e.action for e in events} == expected
     assert [e.idempotency_key for e in events] == ["timeout-1-1", "timeout-2-1", "timeout-3-1"]
     assert fresh(game).timeouts == {"1": 1, "2": 1, "3": 1}
@@ -136,8 +139,9 @@ def test_the_countdown_task_is_sent_on_commit_for_the_exact_due_time(
     four, monkeypatch, django_capture_on_commit_callbacks
 ):
     sent = []
-    monkeypatch.setattr(tasks.fire_clock, "apply_async",
-                        lambda args, **kw: sent.append((args, kw["eta"])))
+    monkeypatch.setattr(
+        tasks.fire_clock, "apply_async", lambda args, **kw: sent.append((args, kw["eta"]))
+    )
     with django_capture_on_commit_callbacks(execute=True):
         game = start(four, move_seconds=45)
 
@@ -153,8 +157,7 @@ def test_the_countdown_task_is_sent_on_commit_for_the_exact_due_time(
 def countdowns(monkeypatch):
     """The eta of every countdown task sent, in order."""
     sent = []
-    monkeypatch.setattr(tasks.fire_clock, "apply_async",
-                        lambda args, **kw: sent.append(kw["eta"]))
+    monkeypatch.setattr(tasks.fire_clock, "apply_async", lambda args, **kw: sent.append(kw["eta"]))
     return sent
 
 
@@ -213,8 +216,9 @@ def test_a_move_after_a_lost_countdown_sends_a_new_one(
 def test_turn_by_turn_deadlines_never_get_a_countdown_task(
     four, monkeypatch, django_capture_on_commit_callbacks
 ):
-    monkeypatch.setattr(tasks.fire_clock, "apply_async",
-                        lambda *a, **k: pytest.fail("a long countdown was sent"))
+    monkeypatch.setattr(
+        tasks.fire_clock, "apply_async", lambda *a, **k: pytest.fail("a long countdown was sent")
+    )
     monkeypatch.setattr(tasks.deliver_emails, "apply_async", lambda *a, **k: None)
     with django_capture_on_commit_callbacks(execute=True):
         start(four, pace=Game.Pace.TURN_BASED)
@@ -240,10 +244,16 @@ def test_a_time_out_makes_the_engines_plain_move_for_every_kind_of_decision(four
         seen.add((state.view(None)["decision"], row.action["type"], "color" in row.action))
         state.act(row.seat, row.action)
     assert seen >= {
-        ("setup", "pass", False), ("swap", "pass", False), ("give", "give", False),
-        ("turn", "play", False), ("turn", "play", True), ("turn", "draw", False),
-        ("forced", "play", False), ("forced", "play", True),
-        ("penalty", "take_penalty", False), ("penalty", "play", False),
+        ("setup", "pass", False),
+        ("swap", "pass", False),
+        ("give", "give", False),
+        ("turn", "play", False),
+        ("turn", "play", True),
+        ("turn", "draw", False),
+        ("forced", "play", False),
+        ("forced", "play", True),
+        ("penalty", "take_penalty", False),
+        ("penalty", "play", False),
     }
     assert game.clocks == {} and game.wake_at is None and game.deadline_at is None
 
@@ -287,8 +297,13 @@ def test_the_third_time_out_in_total_hands_the_seat_to_a_bot_for_the_rest_of_the
 
     queued = []
     monkeypatch.setattr(tasks.play_bot, "delay", lambda *args: queued.append(args))
-    monkeypatch.setattr(effects, "task_on_commit", lambda name, *args, **options: (
-        queued.append(args) if name == "games.tasks.play_bot" else None))
+    monkeypatch.setattr(
+        effects,
+        "task_on_commit",
+        lambda name, *args, **options: (
+            queued.append(args) if name == "games.tasks.play_bot" else None
+        ),
+    )
     with django_capture_on_commit_callbacks(execute=True):
         moment = time_out_once_more(game, 2, moment)
 

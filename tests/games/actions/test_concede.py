@@ -17,8 +17,13 @@ def start(players):
 
 
 def concede(game, seat):
-    return decisions.apply_decision(game.pk, seat, {"type": "concede"}, GameEvent.Actor.PERSON,
-                                   idempotency_key=f"concede-{seat}")
+    return decisions.apply_decision(
+        game.pk,
+        seat,
+        {"type": "concede"},
+        GameEvent.Actor.PERSON,
+        idempotency_key=f"concede-{seat}",
+    )
 
 
 def public(game):

@@ -46,11 +46,14 @@ def test_decisions_computed_for_one_position_apply_exactly_once(players, slow_lo
     seat = game.waiting_on[0]
     action = store.load_state(game).auto_action(seat)
 
-    results = race([
-        lambda k=k: decisions.apply_decision(game.pk, seat, action, "person",
-                                            idempotency_key=f"racer-{k}", expected_seq=seq)
-        for k in range(6)
-    ])
+    results = race(
+        [
+            lambda k=k: decisions.apply_decision(
+                game.pk, seat, action, "person", idempotency_key=f"racer-{k}", expected_seq=seq
+            )
+            for k in range(6)
+        ]
+    )
 
     applied = [r for r in results if isinstance(r, decisions.DecisionResult)]
     refused = [r for r in results if isinstance(r, decisions.StaleDecision)]
@@ -75,15 +78,20 @@ def test_the_same_seat_clicking_twice_in_parallel_moves_once(players, slow_load)
         play_one(game)
     seq = game.last_seq
 
-    results = race([
-        lambda k=k: decisions.apply_decision(game.pk, seat, action, "person",
-                                            idempotency_key=f"click-{k}")
-        for k in range(4)
-    ])
+    results = race(
+        [
+            lambda k=k: decisions.apply_decision(
+                game.pk, seat, action, "person", idempotency_key=f"click-{k}"
+            )
+            for k in range(4)
+        ]
+    )
 
     applied = [r for r in results if isinstance(r, decisions.DecisionResult)]
     assert len(applied) == 1, results
-    assert all(isinstance(r, decisions.IllegalDecision) for r in results if r not in applied), results
+    assert all(isinstance(r, decisions.IllegalDecision) for r in results if r not in applied), (
+        results
+    )
     assert seqs(game) == list(range(1, seq + 2))
 
 
@@ -92,11 +100,14 @@ def test_simultaneous_setup_passes_all_apply_in_some_order_without_gaps(players,
     state = store.load_state(game)
     picks = {seat: state.auto_action(seat) for seat in range(4)}
 
-    results = race([
-        lambda s=s: decisions.apply_decision(game.pk, s, picks[s], "person",
-                                            idempotency_key=f"pick-{s}")
-        for s in range(4)
-    ])
+    results = race(
+        [
+            lambda s=s: decisions.apply_decision(
+                game.pk, s, picks[s], "person", idempotency_key=f"pick-{s}"
+            )
+            for s in range(4)
+        ]
+    )
 
     assert all(isinstance(r, decisions.DecisionResult) and not r.replayed for r in results), results
     assert seqs(game) == [1, 2, 3, 4, 5]
@@ -112,10 +123,14 @@ def test_retries_of_one_submission_racing_each_other_make_one_event(players, slo
     seat = game.waiting_on[0]
     action = store.load_state(game).auto_action(seat)
 
-    results = race([
-        lambda: decisions.apply_decision(game.pk, seat, action, "person", idempotency_key="same")
-        for _ in range(5)
-    ])
+    results = race(
+        [
+            lambda: decisions.apply_decision(
+                game.pk, seat, action, "person", idempotency_key="same"
+            )
+            for _ in range(5)
+        ]
+    )
 
     assert all(isinstance(r, decisions.DecisionResult) for r in results), results
     assert len({r.event.pk for r in results}) == 1
@@ -137,8 +152,9 @@ def test_many_decisions_from_many_threads_leave_no_gaps_and_a_consistent_snapsho
             state = store.load_state(game_now)
             seat = game_now.waiting_on[0]
             try:
-                decisions.apply_decision(game.pk, seat, state.auto_action(seat), "person",
-                                        expected_seq=game_now.last_seq)
+                decisions.apply_decision(
+                    game.pk, seat, state.auto_action(seat), "person", expected_seq=game_now.last_seq
+                )
                 done += 1
             except (decisions.StaleDecision, decisions.IllegalDecision, decisions.GameNotActive):
                 pass  # another thread got there first (or finished the game)

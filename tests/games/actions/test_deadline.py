@@ -89,7 +89,11 @@ def test_missed_deadline_leave_policy_the_players_team_leaves(four):
 
     (event,) = timeout_events(game)
     assert (event.seat, event.kind, event.actor, event.action) == (
-        2, "concede", "timeout", {"type": "concede"})
+        2,
+        "concede",
+        "timeout",
+        {"type": "concede"},
+    )
     game = fresh(game)
     over = store.load_state(game).view(None)["game_over"]
     assert game.status == Game.Status.FINISHED

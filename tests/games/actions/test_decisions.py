@@ -20,8 +20,14 @@ def frozen(game):
     """Everything a decision could change."""
     game.refresh_from_db()
     snapshot = GameSnapshot.objects.get(game=game)
-    return (game.last_seq, game.turn, game.waiting_on, snapshot.seq, snapshot.state,
-            GameEvent.objects.filter(game=game).count())
+    return (
+        game.last_seq,
+        game.turn,
+        game.waiting_on,
+        snapshot.seq,
+        snapshot.state,
+        GameEvent.objects.filter(game=game).count(),
+    )
 
 
 def setup_pick(game, seat):
@@ -33,13 +39,19 @@ def test_a_decision_appends_the_next_event_and_updates_the_snapshot(four):
     game = make_started_game(four)
     action = setup_pick(game, 2)
 
-    result = decisions.apply_decision(game.pk, 2, action, "person", user=four[2],
-                                     idempotency_key="k1")
+    result = decisions.apply_decision(
+        game.pk, 2, action, "person", user=four[2], idempotency_key="k1"
+    )
 
     event = result.event
     assert not result.replayed
     assert (event.seq, event.kind, event.seat, event.actor, event.user) == (
-        2, "pass", 2, "person", four[2])
+        2,
+        "pass",
+        2,
+        "person",
+        four[2],
+    )
     assert event.action == action
     assert event.events and all("type" in e and "visible_to" in e for e in event.events)
     assert event.idempotency_key == "k1"
@@ -168,7 +180,7 @@ def test_a_person_to_move_gets_a_deadline_and_a_bot_to_move_does_not(ana):
 
     game.refresh_from_db()
     assert game.deadline_at is not None  # Ana's setup pass
-    assert game.bot_due_at is not None   # the bots' setup passes
+    assert game.bot_due_at is not None  # the bots' setup passes
     window = game.deadline_at - game.started_at
     assert window.total_seconds() == pytest.approx(game.move_seconds, abs=1)
 
@@ -199,7 +211,10 @@ def test_bots_with_a_decision_are_scheduled_after_commit(ana, django_capture_on_
             decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
 
     assert sorted(call.args[0] for call in send.call_args_list) == [
-        (game.pk, 1, 2), (game.pk, 2, 2), (game.pk, 3, 2)]
+        (game.pk, 1, 2),
+        (game.pk, 2, 2),
+        (game.pk, 3, 2),
+    ]
 
 
 def test_nothing_is_scheduled_or_sent_when_the_decision_is_refused(
@@ -223,7 +238,8 @@ def event_writes(source):
             continue
         func = ast.unparse(node.func)
         creates = func == "GameEvent" or (
-            func.startswith("GameEvent.objects.") and func.endswith("create"))
+            func.startswith("GameEvent.objects.") and func.endswith("create")
+        )
         bumps = func.endswith(".update") and any(k.arg == "last_seq" for k in node.keywords)
         if creates or bumps:
             found.append((node.lineno, ast.unparse(node)))
@@ -245,14 +261,17 @@ def test_no_module_but_the_store_writes_an_event_row_or_moves_last_seq():
 
 @pytest.mark.django_db(False)
 def test_the_event_write_check_sees_one():
-    sample = ("GameEvent.objects.create(game=game, seq=seq)\n"
-              "Game.objects.filter(pk=game.pk).update(last_seq=seq)\n")
+    sample = (
+        "GameEvent.objects.create(game=game, seq=seq)\n"
+        "Game.objects.filter(pk=game.pk).update(last_seq=seq)\n"
+    )
     assert [line for line, _ in event_writes(sample)] == [1, 2]
 
 
 @pytest.mark.parametrize("pace, paced", [(Game.Pace.REALTIME, True), (Game.Pace.TURN_BASED, False)])
-def test_in_real_time_bots_move_at_a_human_pace(ana, settings, django_capture_on_commit_callbacks,
-                                               pace, paced):
+def test_in_real_time_bots_move_at_a_human_pace(
+    ana, settings, django_capture_on_commit_callbacks, pace, paced
+):
     settings.BOT_PACE_MS = 1500
     game = make_started_game([ana], players=4, pace=pace)
     with mock.patch("games.tasks.play_bot.apply_async") as send:

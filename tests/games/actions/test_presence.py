@@ -16,8 +16,13 @@ pytestmark = pytest.mark.django_db
 def queued_bots(monkeypatch):
     queued = []
     monkeypatch.setattr(tasks.play_bot, "delay", lambda *args: queued.append(args))
-    monkeypatch.setattr(effects, "task_on_commit", lambda name, *args, **options: (
-        queued.append(args) if name == "games.tasks.play_bot" else None))
+    monkeypatch.setattr(
+        effects,
+        "task_on_commit",
+        lambda name, *args, **options: (
+            queued.append(args) if name == "games.tasks.play_bot" else None
+        ),
+    )
     return queued
 
 
@@ -69,8 +74,11 @@ def test_a_dropped_seat_is_held_for_two_minutes(four):
     with travel(at(1)):
         entry = presence.seat_disconnected(game.pk, 1)
 
-    assert entry == {"sockets": 0, "away_since": at(1).isoformat(),
-                     "hold_until": at(121).isoformat()}
+    assert entry == {
+        "sockets": 0,
+        "away_since": at(1).isoformat(),
+        "hold_until": at(121).isoformat(),
+    }
     game = fresh(game)
     assert game.presence["1"] == entry
     assert game.wake_at == at(45)  # its move timer still comes first

@@ -35,8 +35,9 @@ def test_a_decision_costs_the_same_queries_early_and_late_in_a_long_game(
         play_until(game, move)
         seat, action = next_decision(game)
         with CaptureQueriesContext(connection) as queries:
-            decisions.apply_decision(game.pk, seat, action, "person",
-                                    idempotency_key=uuid.uuid4().hex)
+            decisions.apply_decision(
+                game.pk, seat, action, "person", idempotency_key=uuid.uuid4().hex
+            )
         counts[move] = len(queries)
 
     assert counts[3] == counts[60] == counts[400] == QUERIES_PER_DECISION, counts

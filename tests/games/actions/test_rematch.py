@@ -23,13 +23,17 @@ def finish(game):
 
 
 def test_the_same_seats_come_back_at_a_new_table(client, ana, bo):
-    game = finish(make_started_game([ana, bo], bots=["hard", "easy"], players=4,
-                                    stacking=True, target_score=300))
+    game = finish(
+        make_started_game(
+            [ana, bo], bots=["hard", "easy"], players=4, stacking=True, target_score=300
+        )
+    )
     client.force_login(ana)
     response = client.post(reverse("games:again", args=[game.pk]))
     new = Game.objects.get(rematch_of=game)
-    assert response.status_code == 302 and response["Location"] == reverse("lobby:table",
-                                                                            args=[new.pk])
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "lobby:table", args=[new.pk]
+    )
     assert new.status == Game.Status.OPEN and new.host == ana
     assert (new.players, new.stacking, new.target_score) == (4, True, 300)
     seats = {s.number: (s.user_id, s.bot_level) for s in new.seats.all()}
@@ -69,6 +73,7 @@ def test_only_players_of_a_finished_game_may_ask(client, ana, bo, ed):
 
 
 # --- The seats of the game before wait for their people (docs/table.md, "Play again").
+
 
 def held_page(client, game):
     return client.get(reverse("lobby:table", args=[game.pk])).content.decode()

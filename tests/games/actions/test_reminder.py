@@ -45,7 +45,10 @@ def test_the_half_time_reminder_goes_out_once_across_repeated_sweeps(
             move_as_person(game, seat)
 
     for minutes in (0, 0, 1, 30, 60 * 11):
-        with travel(at(hours=12, minutes=minutes)), django_capture_on_commit_callbacks(execute=True):
+        with (
+            travel(at(hours=12, minutes=minutes)),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
             timeouts.sweep()
 
     (message,) = reminders()
@@ -83,7 +86,10 @@ def test_a_player_who_turned_reminders_off_gets_none(four, django_capture_on_com
         timeouts.sweep()
 
     assert sorted(m.to[0] for m in reminders()) == [
-        "ana@example.com", "cy@example.com", "di@example.com"]
+        "ana@example.com",
+        "cy@example.com",
+        "di@example.com",
+    ]
     assert EmailOutbox.objects.get(game=game, kind="reminder", seat=1).skipped == "preference off"
 
 
@@ -114,7 +120,10 @@ def test_a_your_turn_email_for_a_decision_already_made_is_not_sent(four):
     outbox.deliver_outbox(game_id=game.pk)
 
     assert sorted(m.to[0] for m in mail.outbox) == [
-        "ana@example.com", "bo@example.com", "di@example.com"]
+        "ana@example.com",
+        "bo@example.com",
+        "di@example.com",
+    ]
     assert EmailOutbox.objects.get(game=game, seat=2).skipped == "already decided"
 
 
@@ -140,7 +149,8 @@ def test_the_reminder_goes_through_a_real_smtp_server(
     message = email.message_from_bytes(envelope.content, policy=email.policy.default)
     # The deadline (72 h after the deal, Monday 09:00 UTC) in the player's zone (UTC).
     assert message["Subject"] == (
-        f"Reminder: your deadline at table {game.pk} is Thu 5 Mar, 09:00 (Wild Cards Teams)")
+        f"Reminder: your deadline at table {game.pk} is Thu 5 Mar, 09:00 (Wild Cards Teams)"
+    )
     assert message["List-Unsubscribe"].strip().startswith(f"<{TABLE}/accounts/unsubscribe/")
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     text = next(p for p in message.walk() if p.get_content_type() == "text/plain")
@@ -149,6 +159,7 @@ def test_the_reminder_goes_through_a_real_smtp_server(
 
 
 # --- real concurrency (PostgreSQL, committed transactions, threads) ----------------------
+
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("require_postgres")

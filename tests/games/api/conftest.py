@@ -38,9 +38,14 @@ class Api:
         return self._keep(self.client.get(f"/api/bot{path}", headers=self._headers()))
 
     def post(self, path, body=None):
-        return self._keep(self.client.post(f"/api/bot{path}", body or {},
-                                           content_type="application/json",
-                                           headers=self._headers()))
+        return self._keep(
+            self.client.post(
+                f"/api/bot{path}",
+                body or {},
+                content_type="application/json",
+                headers=self._headers(),
+            )
+        )
 
 
 @pytest.fixture

@@ -17,8 +17,12 @@ pytestmark = pytest.mark.django_db
 def use_a_cache_whose_clock_moves(settings):
     # The windows are measured by the cache's clock: Redis keeps real time, the
     # in-process cache follows time-machine.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": "bot-account-limits"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "bot-account-limits",
+        }
+    }
 
 
 def create_token(client, name):
@@ -50,8 +54,7 @@ def test_minting_and_revoking_tokens_gets_no_more_requests_than_the_limit(settin
     assert Api(bot_tokens.issue(make_bot("rita"), "hers")[1]).get("/account").status_code == 200
 
 
-def test_stream_act_frames_and_http_requests_share_the_accounts_budget(settings, robo,
-                                                                       robo_api):
+def test_stream_act_frames_and_http_requests_share_the_accounts_budget(settings, robo, robo_api):
     """The stream's act frames counted nothing: a bot acted 600 times in 1.9 s. The stream
     charges each frame (bot_tokens.charge); HTTP then finds the budget spent."""
     settings.API_RATE_LIMIT = 4
@@ -64,8 +67,9 @@ def test_stream_act_frames_and_http_requests_share_the_accounts_budget(settings,
     assert 1 <= int(response["Retry-After"]) <= settings.API_RATE_WINDOW
 
 
-def test_a_bot_that_keeps_acting_while_refused_waits_no_longer_than_the_window(settings, robo,
-                                                                                 robo_api):
+def test_a_bot_that_keeps_acting_while_refused_waits_no_longer_than_the_window(
+    settings, robo, robo_api
+):
     use_a_cache_whose_clock_moves(settings)
     settings.API_RATE_LIMIT = 3
     settings.API_RATE_WINDOW = 60
@@ -122,8 +126,7 @@ def test_streams_opening_at_once_cannot_pass_the_limit(settings, robo):
     """Many streams opened at the same moment (several processes share the cache): the
     slots are taken atomically, so exactly the limit get in."""
     settings.API_STREAMS_PER_BOT = 3
-    results = race([lambda n=n: bot_tokens.stream_opened(robo.pk, f"chan-{n}")
-                    for n in range(12)])
+    results = race([lambda n=n: bot_tokens.stream_opened(robo.pk, f"chan-{n}") for n in range(12)])
     assert sorted(results) == [False] * 9 + [True] * 3
     assert bot_tokens.open_streams(robo.pk) == 3
 

@@ -46,7 +46,9 @@ def test_a_token_is_shown_once_then_listed_by_its_prefix_and_revoked(client):
     created = client.post(reverse("accounts:bot_token_create"), {"name": "laptop"})
     assert created.status_code == 200 and created["Cache-Control"] == "no-store"
     token = ApiToken.objects.get(user=bot)
-    raw = created.content.decode().split('id="raw-token"', 1)[1].split('value="', 1)[1].split('"')[0]
+    raw = (
+        created.content.decode().split('id="raw-token"', 1)[1].split('value="', 1)[1].split('"')[0]
+    )
     assert raw.startswith(token.prefix) and raw.startswith("wct_")
     assert Api(raw).get("/account").status_code == 200
     listing = client.get(reverse("accounts:bot")).content.decode()

@@ -44,14 +44,32 @@ def _free_port():
 def daphne(worker_and_beat, own_queue):
     """The site under Daphne, sending its tasks to the worker's queue."""
     port = _free_port()
-    env = {**os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": settings.REDIS_URL,
-           "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, "CELERY_QUEUE": own_queue,
-           "DEBUG": "true", "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": own_queue,
+        "DEBUG": "true",
+        "PYTHONUNBUFFERED": "1",
+    }
     log = open(worker_and_beat / "daphne.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "config.asgi:application"],
-        cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         ready = time.monotonic() + 30
         while True:
@@ -59,8 +77,9 @@ def daphne(worker_and_beat, own_queue):
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
             except OSError:
-                assert proc.poll() is None and time.monotonic() < ready, \
-                    (worker_and_beat / "daphne.log").read_text()
+                assert proc.poll() is None and time.monotonic() < ready, (
+                    worker_and_beat / "daphne.log"
+                ).read_text()
                 time.sleep(0.2)
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -83,8 +102,13 @@ def _ana_plays(game_id, stop):
             if 0 in game.waiting_on:
                 try:
                     decisions.apply_decision(
-                        game_id, 0, store.load_state(game).auto_action(0), "person",
-                        user=game.host, idempotency_key=uuid.uuid4().hex)
+                        game_id,
+                        0,
+                        store.load_state(game).auto_action(0),
+                        "person",
+                        user=game.host,
+                        idempotency_key=uuid.uuid4().hex,
+                    )
                 except decisions.DecisionRefused:
                     pass  # the game moved meanwhile: look again
             time.sleep(0.1)
@@ -103,16 +127,30 @@ def test_the_example_bot_plays_a_whole_game_against_the_real_site(daphne, worker
 
     bot_log = open(worker_and_beat / "random_bot.log", "w")
     bot = subprocess.Popen(
-        [sys.executable, "examples/random_bot.py", "--url", daphne, "--token", raw,
-         "--wait", "60", "--poll", "0.5"],
-        cwd=settings.BASE_DIR, stdout=bot_log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "examples/random_bot.py",
+            "--url",
+            daphne,
+            "--token",
+            raw,
+            "--wait",
+            "60",
+            "--poll",
+            "0.5",
+        ],
+        cwd=settings.BASE_DIR,
+        stdout=bot_log,
+        stderr=subprocess.STDOUT,
+    )
     stop = threading.Event()
     ana_thread = None
     try:
         accepted = time.monotonic() + 60
         while not game.seats.filter(number=1, user=robo).exists():
-            assert bot.poll() is None and time.monotonic() < accepted, \
-                (worker_and_beat / "random_bot.log").read_text()
+            assert bot.poll() is None and time.monotonic() < accepted, (
+                worker_and_beat / "random_bot.log"
+            ).read_text()
             time.sleep(0.2)
         lobby.start_table(game.pk, ana)
         ana_thread = threading.Thread(target=_ana_plays, args=(game.pk, stop))
@@ -138,5 +176,7 @@ def test_the_example_bot_plays_a_whole_game_against_the_real_site(daphne, worker
     # Its HTTP calls stayed inside the token's rate limit: a 429 is a Retry-After to sleep
     # while the move timer runs.
     assert '" 429 ' not in (worker_and_beat / "daphne.log").read_text()
-    assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) \
-        >= {2, 3}
+    assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) >= {
+        2,
+        3,
+    }

@@ -24,10 +24,15 @@ from tests.security.world import fingerprint
 
 pytestmark = pytest.mark.django_db
 
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance]
-FUZZ = hypothesis_settings(max_examples=60, deadline=None, derandomize=True,
-                           suppress_health_check=list(HealthCheck))
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+FUZZ = hypothesis_settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
 
 
 @pytest.fixture
@@ -61,8 +66,9 @@ def world(settings, robo, no_connection_closing):
 
 
 def operations(schema):
-    return [(path, method) for path, methods in schema.raw_schema["paths"].items()
-            for method in methods]
+    return [
+        (path, method) for path, methods in schema.raw_schema["paths"].items() for method in methods
+    ]
 
 
 def test_the_schema_lists_every_route():
@@ -70,9 +76,14 @@ def test_the_schema_lists_every_route():
 
     paths = set(api.get_openapi_schema()["paths"])
     assert paths == {
-        "/api/bot/account", "/api/bot/invitations", "/api/bot/invitations/{invitation_id}/accept",
-        "/api/bot/tables", "/api/bot/tables/{game_id}/join", "/api/bot/seats",
-        "/api/bot/games/{game_id}", "/api/bot/games/{game_id}/decisions",
+        "/api/bot/account",
+        "/api/bot/invitations",
+        "/api/bot/invitations/{invitation_id}/accept",
+        "/api/bot/tables",
+        "/api/bot/tables/{game_id}/join",
+        "/api/bot/seats",
+        "/api/bot/games/{game_id}",
+        "/api/bot/games/{game_id}/decisions",
     }
 
 
@@ -87,8 +98,11 @@ def _attack(strategy, headers, tried, operation):
         response = case.call_and_validate(headers=headers, checks=CHECKS)
         tried.setdefault(operation, set()).add(response.status_code)
         if response.status_code >= 400:
-            assert fingerprint() == state["before"], (case.path_parameters, case.body,
-                                                      response.status_code)
+            assert fingerprint() == state["before"], (
+                case.path_parameters,
+                case.body,
+                response.status_code,
+            )
             assert response.json()["detail"]
         else:  # a request that went through (a legal move, a seat taken) may change
             state["before"] = fingerprint()
@@ -106,8 +120,11 @@ def test_every_route_survives_fuzzing_and_refusals_change_nothing(world, mode):
         names = [p for p in ("game_id", "invitation_id") if "{" + p + "}" in path]
         targets = [None] + [{name: value} for name in names for value in real[name]]
         for fixed in targets:
-            strategy = operation.as_strategy(mode, path_parameters=fixed) if fixed \
+            strategy = (
+                operation.as_strategy(mode, path_parameters=fixed)
+                if fixed
                 else operation.as_strategy(mode)
+            )
             _attack(strategy, headers, tried, (path, method))
     assert set(tried) == set(operations(schema))
     if mode == GenerationMode.NEGATIVE:
@@ -125,8 +142,9 @@ def test_without_a_token_every_route_is_a_401(world):
 
 
 def _refused_anonymously(path, strategy):
-    @hypothesis_settings(max_examples=5, deadline=None, derandomize=True,
-                         suppress_health_check=list(HealthCheck))
+    @hypothesis_settings(
+        max_examples=5, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
     @given(case=strategy)
     def anonymous(case):
         response = case.call()

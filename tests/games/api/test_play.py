@@ -40,10 +40,21 @@ def test_the_game_answer_is_exactly_the_seats_view_and_legal_actions(robo, robo_
     assert answer["view"] == state.view(0)
     assert answer["legal"] == state.legal_actions(0)
     assert (answer["game"], answer["seat"], answer["seq"], answer["status"]) == (
-        game.pk, 0, game.last_seq, "active")
+        game.pk,
+        0,
+        game.last_seq,
+        "active",
+    )
     seats = robo_api.get("/seats").json()
-    assert seats == [{"game": game.pk, "seat": 0, "status": "active", "your_turn": True,
-                      "last_seq": game.last_seq}]
+    assert seats == [
+        {
+            "game": game.pk,
+            "seat": 0,
+            "status": "active",
+            "your_turn": True,
+            "last_seq": game.last_seq,
+        }
+    ]
 
 
 def test_another_bots_seat_or_a_persons_is_a_404_like_no_game(robo, rita, robo_api, rita_api):
@@ -53,8 +64,9 @@ def test_another_bots_seat_or_a_persons_is_a_404_like_no_game(robo, rita, robo_a
     answers = []
     for game_id in (robo_game.pk, people.pk, 999999):
         answers.append(rita_api.get(f"/games/{game_id}"))
-        answers.append(rita_api.post(f"/games/{game_id}/decisions",
-                                     {"action": {"type": "draw"}, "key": "x1"}))
+        answers.append(
+            rita_api.post(f"/games/{game_id}/decisions", {"action": {"type": "draw"}, "key": "x1"})
+        )
     assert {a.status_code for a in answers} == {404}
     assert len({a.content for a in answers}) == 1  # no hint which ids exist
     assert list(GameEvent.objects.values_list("pk", flat=True)) == before
@@ -99,8 +111,12 @@ def test_an_illegal_move_is_a_400_with_the_engines_words_and_changes_nothing(rob
     hand = set(state.view(0)["hand"])
     missing = next(c for c in sorted(CODES) if c not in hand)
     before = game.last_seq
-    for action in ({"type": "play", "card": missing}, {"type": "fly"},
-                   {"type": "play", "card": "R1", "extra": "x"}, {}):
+    for action in (
+        {"type": "play", "card": missing},
+        {"type": "fly"},
+        {"type": "play", "card": "R1", "extra": "x"},
+        {},
+    ):
         response = robo_api.post(f"/games/{game.pk}/decisions", {"action": action, "key": "k"})
         assert response.status_code == 400, (action, response.content)
         assert response.json()["detail"]
@@ -118,16 +134,19 @@ def test_the_same_key_twice_is_one_decision(robo, robo_api):
     assert first.json() == {"seq": answer["seq"] + 1, "replayed": False}
     assert again.json() == {"seq": answer["seq"] + 1, "replayed": True}
     assert GameEvent.objects.filter(game=game, seq__gt=answer["seq"]).count() == 1
-    other = robo_api.post(f"/games/{game.pk}/decisions", {"action": {"type": "concede"},
-                                                           "key": "move-1"})
+    other = robo_api.post(
+        f"/games/{game.pk}/decisions", {"action": {"type": "concede"}, "key": "move-1"}
+    )
     assert other.status_code == 409
 
 
 def test_a_stale_seq_is_refused(robo, robo_api):
     game = my_turn_game(robo)
     answer = robo_api.get(f"/games/{game.pk}").json()
-    response = robo_api.post(f"/games/{game.pk}/decisions",
-                             {"action": choose(answer), "key": "s", "seq": answer["seq"] - 1})
+    response = robo_api.post(
+        f"/games/{game.pk}/decisions",
+        {"action": choose(answer), "key": "s", "seq": answer["seq"] - 1},
+    )
     assert response.status_code == 409
 
 

@@ -36,8 +36,10 @@ def test_a_token_lets_its_bot_in_and_says_who_it_is(robo, robo_api):
     assert response.json() == {"username": "robo", "name": "Robo", "is_bot": True}
 
 
-@pytest.mark.parametrize("header", [None, "Bearer", "Bearer wct_nonsense", "Basic abc",
-                                    "Bearer " + "x" * 5000, "Bearer wct_\x00"])
+@pytest.mark.parametrize(
+    "header",
+    [None, "Bearer", "Bearer wct_nonsense", "Basic abc", "Bearer " + "x" * 5000, "Bearer wct_\x00"],
+)
 def test_no_token_or_a_wrong_one_is_a_401_in_words(robo, header, client):
     headers = {"Authorization": header} if header is not None else {}
     response = client.get("/api/bot/account", headers=headers)
@@ -48,8 +50,14 @@ def test_no_token_or_a_wrong_one_is_a_401_in_words(robo, header, client):
 def test_a_session_cookie_alone_is_no_credential(robo, client):
     client.force_login(robo)
     assert client.get("/api/bot/account").status_code == 401
-    assert client.post("/api/bot/games/1/decisions", {"action": {"type": "draw"}, "key": "k"},
-                       content_type="application/json").status_code == 401
+    assert (
+        client.post(
+            "/api/bot/games/1/decisions",
+            {"action": {"type": "draw"}, "key": "k"},
+            content_type="application/json",
+        ).status_code
+        == 401
+    )
 
 
 def test_a_revoked_token_is_refused_at_once(robo, django_capture_on_commit_callbacks):
@@ -63,8 +71,9 @@ def test_a_revoked_token_is_refused_at_once(robo, django_capture_on_commit_callb
     assert token.revoked_at is not None
 
 
-def test_revoking_tells_the_tokens_open_streams(robo, monkeypatch,
-                                                 django_capture_on_commit_callbacks):
+def test_revoking_tells_the_tokens_open_streams(
+    robo, monkeypatch, django_capture_on_commit_callbacks
+):
     sent = []
 
     class Layer:

@@ -20,22 +20,44 @@ def rest_of_deck(*used):
     return sorted(left.elements())
 
 
-def position(hands, top, *, turn=0, draw=(), color=None, players=None, direction=1,
-             stacking=False, extra_discard=None):
+def position(
+    hands,
+    top,
+    *,
+    turn=0,
+    draw=(),
+    color=None,
+    players=None,
+    direction=1,
+    stacking=False,
+    extra_discard=None,
+):
     """A round-1 position: every card not in a hand, the draw pile or on top goes under the
     top card of the discard pile."""
     n = players or len(hands)
     if extra_discard is None:
         extra_discard = rest_of_deck(*hands, draw, [top])
-    return Game.from_position(Options(players=n, stacking=stacking), hands=hands,
-                              draw_pile=list(draw), discard=list(extra_discard) + [top],
-                              turn=turn, direction=direction, color=color)
+    return Game.from_position(
+        Options(players=n, stacking=stacking),
+        hands=hands,
+        draw_pile=list(draw),
+        discard=list(extra_discard) + [top],
+        turn=turn,
+        direction=direction,
+        color=color,
+    )
 
 
 def ask(level, game, seat, history=(), seed=0, budget=TINY):
     """What `level` does for `seat`, seeing only the seat's view, legal actions and events."""
-    return decide(level, game.view(seat), game.legal_actions(seat),
-                  events_for(list(history), seat), random.Random(seed), budget=budget)
+    return decide(
+        level,
+        game.view(seat),
+        game.legal_actions(seat),
+        events_for(list(history), seat),
+        random.Random(seed),
+        budget=budget,
+    )
 
 
 def is_legal(game, seat, action):
@@ -64,8 +86,14 @@ def play_checked(options, seed, levels, budget=TINY, max_actions=20_000):
         if level == "oracle":
             a = oracle_decide(g, seat, rngs[seat], budget=budget)
         else:
-            a = decide(level, view, g.legal_actions(seat), events_for(events, seat),
-                       rngs[seat], budget=budget)
+            a = decide(
+                level,
+                view,
+                g.legal_actions(seat),
+                events_for(events, seat),
+                rngs[seat],
+                budget=budget,
+            )
         assert is_legal(g, seat, a), (level, view, a)
         kinds[(level, view["decision"])] += 1
         events += g.act(seat, a)

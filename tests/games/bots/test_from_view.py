@@ -8,8 +8,23 @@ import pytest
 from games.engine import Game, Options, events_for
 from games.engine.random_moves import random_action
 
-KEYS = ("hands", "draw", "discard", "color", "direction", "turn", "penalty", "stage",
-        "pending", "pickers", "give", "forced", "ops", "round_over", "game_over")
+KEYS = (
+    "hands",
+    "draw",
+    "discard",
+    "color",
+    "direction",
+    "turn",
+    "penalty",
+    "stage",
+    "pending",
+    "pickers",
+    "give",
+    "forced",
+    "ops",
+    "round_over",
+    "game_over",
+)
 
 
 def _same(a, b):
@@ -21,8 +36,9 @@ def _rebuild(g, seat, events):
     view = g.view(seat)
     hands = [list(h) for h in g.hands]
     draw = list(reversed(g.draw))  # first = top
-    return Game.from_view(view, hands=hands, draw_pile=draw, seed=g.seed,
-                          history=events_for(events, seat))
+    return Game.from_view(
+        view, hands=hands, draw_pile=draw, seed=g.seed, history=events_for(events, seat)
+    )
 
 
 @pytest.mark.parametrize("players,stacking", [(4, False), (4, True), (6, False), (8, True)])
@@ -68,8 +84,9 @@ def test_a_tag_in_give_needs_the_givers_events():
             v = g.view(seat)
             if v["decision"] == "give" and v["give_reason"] == "tag_in":
                 with pytest.raises(ValueError):
-                    Game.from_view(v, hands=[list(h) for h in g.hands],
-                                   draw_pile=list(reversed(g.draw)))
+                    Game.from_view(
+                        v, hands=[list(h) for h in g.hands], draw_pile=list(reversed(g.draw))
+                    )
                 return
             g.act(seat, random_action(g, seat, rng))
     pytest.fail("no tag-in met")

@@ -18,6 +18,7 @@ def test_samples_match_every_public_count_and_never_use_a_seen_card():
     events = list(g.initial_events())
     rng = random.Random(0)
     from games.engine.random_moves import random_action
+
     for _ in range(120):
         if g.stage == "over":
             break
@@ -35,10 +36,15 @@ def test_samples_match_every_public_count_and_never_use_a_seen_card():
 
 def test_samples_give_a_seat_that_drew_no_card_of_the_colour_it_lacked():
     # Seat 1 drew on its turn with Green in play, so it holds no Green and no Wild.
-    g = position([["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3"],
-                  ["Y1", "Y3", "Y4"]], "G5", draw=["B7", "B9", "R6"])
-    history = [{"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
-               {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None}]
+    g = position(
+        [["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3"], ["Y1", "Y3", "Y4"]],
+        "G5",
+        draw=["B7", "B9", "R6"],
+    )
+    history = [
+        {"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
+        {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None},
+    ]
     view = g.view(0)
     mem = SeatMemory.build(view, history)
     assert {"G", "W"} <= mem.voids[1]
@@ -46,8 +52,7 @@ def test_samples_give_a_seat_that_drew_no_card_of_the_colour_it_lacked():
         hands, _ = sample_world(view, mem, random.Random(seed))
         assert not any(COLOR[c] == "G" or c in IS_WILD for c in hands[1])
     # A penalty draw brings in unknown cards: the void is forgotten.
-    history.append({"type": "draw", "seat": 1, "count": 2, "reason": "penalty",
-                    "visible_to": None})
+    history.append({"type": "draw", "seat": 1, "count": 2, "reason": "penalty", "visible_to": None})
     assert not SeatMemory.build(view, history).voids[1]
 
 
@@ -63,8 +68,14 @@ def test_hard_works_out_from_the_cards_it_has_seen_which_move_loses_at_once():
 
 def test_hard_takes_a_wall_clock_budget_too():
     g = position([["Y3", "W", "Y7", "R3"], ["B1", "B3"], ["G1", "G3"], ["R1", "R4"]], "Y5")
-    a = decide("hard", g.view(0), g.legal_actions(0), [], random.Random(0),
-               budget=Budget(seconds=0.02, horizon=10))
+    a = decide(
+        "hard",
+        g.view(0),
+        g.legal_actions(0),
+        [],
+        random.Random(0),
+        budget=Budget(seconds=0.02, horizon=10),
+    )
     assert a in g.legal_actions(0)
 
 
@@ -75,6 +86,7 @@ def test_hard_with_one_choice_does_not_search():
 
 def test_the_oracle_sees_the_real_hands():
     from games.bots import oracle_decide
+
     # As above, but the unseen cards are mixed: only the oracle knows seat 1 holds Blue.
     hands = [["B2", "R2", "R7"], ["B7"], ["G3", "G1"], []]
     g = position(hands, "Y2", draw=["Y9", "G6", "Y4"])
@@ -86,17 +98,19 @@ def test_the_oracle_sees_the_real_hands():
 def _table(sizes):
     """A 6- or 8-player round-1 position whose seats hold `sizes` cards (plain, unplayable
     on the Yellow 5 on top, so nothing about the cards matters but their number)."""
-    pool = [c for c in rest_of_deck(["Y5"]) if c not in IS_WILD and COLOR[c] != "Y"
-            and c[1:] != "5"]
+    pool = [
+        c for c in rest_of_deck(["Y5"]) if c not in IS_WILD and COLOR[c] != "Y" and c[1:] != "5"
+    ]
     hands, i = [], 0
     for k in sizes:
-        hands.append(pool[i:i + k])
+        hands.append(pool[i : i + k])
         i += k
-    return position(hands, "Y5", draw=pool[i:i + 10])
+    return position(hands, "Y5", draw=pool[i : i + 10])
 
 
 def test_an_unfinished_rollout_scored_against_the_best_rival_team_or_all_of_them():
     from games.bots.search import _value
+
     # Team 0 (seats 0 and 3) holds 4 cards. In `level` each rival team holds 5; in `lone`
     # one rival team holds 4 and the other 30. Against every team our share is larger in
     # `lone` (the 30-card team counts for nothing); against the best rival, `level` is
@@ -113,6 +127,7 @@ def test_an_unfinished_rollout_scored_against_the_best_rival_team_or_all_of_them
 
 def test_an_unfinished_rollout_scored_by_rank_meets_each_rival_team_alone():
     from games.bots.search import _value
+
     # Team 0 holds 4 cards; the rival teams 5 and 30. Against each alone: 1/(1 + e^-0.45)
     # and about 1, so the mean is their average, and a rival team that left counts 1.
     lone = _table([2, 2, 15, 2, 3, 15])
@@ -131,13 +146,19 @@ def test_an_unfinished_rollout_scored_by_rank_meets_each_rival_team_alone():
 @pytest.mark.parametrize("target", [None, 500])
 def test_a_finished_round_scored_by_rank_ranks_the_losers_by_the_points_left(target):
     from games.bots.search import _value
+
     # Seat 0 goes out with its partner (seat 3) out already: team 0 wins. Team 1 is left
     # with 3 points, team 2 with 17: team 1 ranks above team 2, so it takes half its
     # pairings, whether the game ends there or (to a target) a new round is dealt.
     hands = [["Y3"], ["B1"], ["G9"], [], ["R2"], ["R8"]]
     rest = rest_of_deck(*hands, ["Y5"])
-    g = Game.from_position(Options(players=6, target_score=target), hands=hands,
-                           draw_pile=rest[:40], discard=rest[40:] + ["Y5"], turn=0)
+    g = Game.from_position(
+        Options(players=6, target_score=target),
+        hands=hands,
+        draw_pile=rest[:40],
+        discard=rest[40:] + ["Y5"],
+        turn=0,
+    )
     start = g.round
     g.act(0, {"type": "play", "card": "Y3"})
     assert (g.stage == "over") == (target is None)
@@ -151,26 +172,35 @@ def test_the_override_threshold_is_a_budget_knob():
     hands = [["B2", "R2", "R7"], ["B7"], ["B3", "B1"], []]
     g = position(hands, "Y2", draw=["B9", "B6", "B4"])
     assert ask("hard", g, 0, seed=1, budget=Budget(rollouts=6, horizon=20)) == {
-        "type": "play", "card": "R2"}
+        "type": "play",
+        "card": "R2",
+    }
     assert ask("hard", g, 0, seed=1, budget=Budget(rollouts=6, horizon=20, z=1e6)) == {
-        "type": "play", "card": "B2"}
+        "type": "play",
+        "card": "B2",
+    }
 
 
 def test_the_site_searches_with_the_budget_of_its_table_size(monkeypatch):
     import games.bots as bots
+
     seen = []
 
     def spy(view, legal, history, rng, memory, budget):
         seen.append(budget)
         return legal[0]
+
     monkeypatch.setattr(bots, "hard_decide", spy)
     for n in (4, 6, 8):
         # Seat 0 can play either of two Yellows: a real choice, which Hard searches at 4
         # and 6 players; at 8 it plays the turn with its base move.
-        others = [c for c in rest_of_deck(["Y3", "Y7", "Y5"]) if c not in IS_WILD
-                  and COLOR[c] != "Y" and c[1:] != "5"]
-        hands = [["Y3", "Y7", others[0]]] + [others[1 + 2 * i:3 + 2 * i] for i in range(n - 1)]
-        g = position(hands, "Y5", draw=others[2 * n:2 * n + 4])
+        others = [
+            c
+            for c in rest_of_deck(["Y3", "Y7", "Y5"])
+            if c not in IS_WILD and COLOR[c] != "Y" and c[1:] != "5"
+        ]
+        hands = [["Y3", "Y7", others[0]]] + [others[1 + 2 * i : 3 + 2 * i] for i in range(n - 1)]
+        g = position(hands, "Y5", draw=others[2 * n : 2 * n + 4])
         searched = len(seen)
         decide("hard", g.view(0), g.legal_actions(0), [], random.Random(0))
         if n < 8:
@@ -190,8 +220,16 @@ def test_the_site_hard_at_eight_players_spends_a_wild_once_a_rival_team_can_win(
     # Team 1 (seats 1 and 5) holds one card. Normal keeps its Wild for need and plays the
     # Red 1; the site's 8-player Hard plays its turns with the late-Wild weights and sheds
     # the 50-point Wild, which would count against its team's place among the losers.
-    hands = [["R1", "W", "G9", "B8"], ["Y4"], ["G1", "G2"], ["B1", "B2"], ["Y1", "Y2"], [],
-             ["G3", "G4"], ["B3", "B4"]]
+    hands = [
+        ["R1", "W", "G9", "B8"],
+        ["Y4"],
+        ["G1", "G2"],
+        ["B1", "B2"],
+        ["Y1", "Y2"],
+        [],
+        ["G3", "G4"],
+        ["B3", "B4"],
+    ]
     g = position(hands, "R5", draw=["Y6", "Y7", "B6", "B7"])
     assert ask("normal", g, 0)["card"] == "R1"
     assert ask("hard", g, 0, budget=None)["card"] == "W"
@@ -201,6 +239,7 @@ def _scripted_rollouts(monkeypatch, worth):
     """Replace the rollouts by a scripted value per move (the card on top after the move),
     plus noise, and count how often each move is played out."""
     import games.bots.search as search
+
     played = {}
     noise = random.Random(5)
 
@@ -208,6 +247,7 @@ def _scripted_rollouts(monkeypatch, worth):
         card = g.discard[-1]
         played[card] = played.get(card, 0) + 1
         return worth[card] + noise.uniform(-0.3, 0.3), 10
+
     monkeypatch.setattr(search, "rollout", fake)
     return played
 
@@ -252,9 +292,14 @@ def test_racing_still_finds_a_move_clearly_better_than_normals(monkeypatch):
 
 def test_the_rollouts_public_memory_follows_draws_wilds_and_trades():
     from games.bots.search import PublicMemory
+
     # Seat 1 holds nothing playable on the Green 5: it draws on its turn.
-    g = position([["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3"],
-                  ["Y1", "Y3", "Y4"]], "G5", turn=1, draw=["B7", "B9", "R6"])
+    g = position(
+        [["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3"], ["Y1", "Y3", "Y4"]],
+        "G5",
+        turn=1,
+        draw=["B7", "B9", "R6"],
+    )
     mem = SeatMemory.build(g.view(0), [])
     pm = PublicMemory(mem, 4)
     pm.follow(g.act(1, {"type": "draw"}), g.color)
@@ -266,19 +311,24 @@ def test_the_rollouts_public_memory_follows_draws_wilds_and_trades():
     pm.follow([{"type": "draw", "seat": 1, "count": 2, "reason": "penalty"}], "B")
     assert not pm.voids[1]
     # A partner that cannot answer a Wild Team Play lacks the colour named and Wilds.
-    pm.follow([{"type": "play", "seat": 0, "card": "WTP", "color": "R"},
-               {"type": "draw", "seat": 0, "count": 2, "reason": "team_play"}], "B")
+    pm.follow(
+        [
+            {"type": "play", "seat": 0, "card": "WTP", "color": "R"},
+            {"type": "draw", "seat": 0, "count": 2, "reason": "team_play"},
+        ],
+        "B",
+    )
     assert pm.voids[2] == {"R", "W"}
 
 
 def test_the_rollouts_normal_plays_into_a_colour_the_next_seat_is_seen_to_lack():
     from games.bots.policies import policy_for_game
     from games.bots.search import PublicMemory
+
     # Seat 0 may play Yellow 3 or Blue 5 on the Yellow 5. Plain Normal plays its lone
     # Yellow (it sheds the colour it holds least of); told that seat 1, next, was seen to
     # lack Blue, it turns play to Blue.
-    g = position([["Y3", "B5", "B7", "R1"], ["R3", "R4"], ["G4", "G3"], ["R6", "R8"]],
-                 "Y5")
+    g = position([["Y3", "B5", "B7", "R1"], ["R3", "R4"], ["G4", "G3"], ["R6", "R8"]], "Y5")
     assert policy_for_game(g, 0) == {"type": "play", "card": "Y3"}
     mem = SeatMemory.build(g.view(0), [])
     mem.voids[1].update(("B", "W"))
@@ -287,6 +337,7 @@ def test_the_rollouts_normal_plays_into_a_colour_the_next_seat_is_seen_to_lack()
 
 def test_a_budget_names_how_the_rollouts_see_the_table():
     import pytest
+
     assert "model=public" in repr(Budget(actions=100, model="public"))
     with pytest.raises(ValueError):
         Budget(actions=100, model="psychic")
@@ -294,8 +345,11 @@ def test_a_budget_names_how_the_rollouts_see_the_table():
 
 # The position where the shedding weights play the Blue 9 and Normal's the Red 1
 # (test_normal.py). With a threshold no sample can clear, the base move stands.
-SHEDS_B9 = dict(hands=[["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"],
-                       ["G6", "G7", "G8"]], top="R9", draw=["R2", "Y2", "G2", "B3"])
+SHEDS_B9 = dict(
+    hands=[["R1", "B9", "B2", "Y3"], ["G1", "G3", "G4"], ["Y4", "Y6", "Y7"], ["G6", "G7", "G8"]],
+    top="R9",
+    draw=["R2", "Y2", "G2", "B3"],
+)
 NEVER = dict(rollouts=4, horizon=8, z=1e6)
 
 
@@ -303,18 +357,21 @@ def _rollout_weights(monkeypatch):
     """The set of (team, weights) the rollouts' Normal is asked to play with."""
     import games.bots.search as search
     from games.bots.policies import NORMAL
+
     seen = set()
     real = search.policy_for_game
 
     def spy(game, seat, public=None, weights=NORMAL):
         seen.add((seat % 2, weights))
         return real(game, seat, public, weights)
+
     monkeypatch.setattr(search, "policy_for_game", spy)
     return seen
 
 
 def test_hards_base_move_and_its_teams_rollouts_take_the_budgets_weights(monkeypatch):
     from games.bots.policies import NORMAL, SHEDDING
+
     g = position(SHEDS_B9["hands"], SHEDS_B9["top"], draw=SHEDS_B9["draw"])
     assert ask("hard", g, 0, budget=Budget(**NEVER))["card"] == "R1"
     assert ask("hard", g, 0, budget=Budget(**NEVER, weights="shedding"))["card"] == "B9"
@@ -336,6 +393,7 @@ def test_exploring_rollouts_play_some_random_turns_the_same_for_every_candidate(
         g.seed = seed
         value, steps = rollout(g, 0, 40, explore=explore)
         return g.to_dict(), value, steps
+
     plain = played(0.0)
     assert played(0.0, seed=8)[0]["hands"] == plain[0]["hands"]  # Normal alone: no chance
     explored = played(0.3)
@@ -370,6 +428,7 @@ def test_with_the_wilds_left_to_normal_its_wild_and_colour_stand(monkeypatch):
 
 def test_hards_own_team_can_play_normals_weights_in_the_rollouts(monkeypatch):
     from games.bots.policies import NORMAL
+
     # The base move still follows the budget's weights (the Blue 9), but with
     # own_rollouts="normal" every seat of the rollouts plays Normal's.
     g = position(SHEDS_B9["hands"], SHEDS_B9["top"], draw=SHEDS_B9["draw"])
@@ -397,8 +456,9 @@ def test_kinds_of_decision_left_out_of_the_search_take_the_base_move(monkeypatch
     team_only = Budget(rollouts=30, searched=("give",), weights="shedding")
     assert ask("hard", g, 0, budget=team_only)["card"] == "B9"
     assert not played
-    assert "searched=setup,swap,give" in repr(Budget(actions=100,
-                                                     searched=("setup", "swap", "give")))
+    assert "searched=setup,swap,give" in repr(
+        Budget(actions=100, searched=("setup", "swap", "give"))
+    )
     assert "searched" not in repr(Budget(actions=100))
     for kinds in ((), ("turn", "bluff")):
         with pytest.raises(ValueError):

@@ -91,11 +91,18 @@ def test_hard_team_choices_do_not_change_when_only_hidden_cards_change():
         twin = _twin(g, seat, events, kinds[decision] + 1)
         assert twin.view(seat) == view
         assert [twin.hands[s] for s in range(g.n) if s != seat] != [
-            g.hands[s] for s in range(g.n) if s != seat]
+            g.hands[s] for s in range(g.n) if s != seat
+        ]
         history = events_for(events, seat)
         a = decide("hard", view, g.legal_actions(seat), history, random.Random(5), budget=SMALL)
-        b = decide("hard", twin.view(seat), twin.legal_actions(seat), history,
-                   random.Random(5), budget=SMALL)
+        b = decide(
+            "hard",
+            twin.view(seat),
+            twin.legal_actions(seat),
+            history,
+            random.Random(5),
+            budget=SMALL,
+        )
         assert a == b
         kinds[decision] += 1
     assert kinds["setup"] and kinds["swap"] and kinds["give"]
@@ -105,8 +112,10 @@ def test_hard_searches_team_choices_and_plays_them_legally_and_deterministically
     for g, seat, events in _positions(("setup", "swap", "give"), games=8):
         view = g.view(seat)
         history = events_for(events, seat)
-        picks = [decide("hard", view, g.legal_actions(seat), history, random.Random(9),
-                        budget=SMALL) for _ in range(2)]
+        picks = [
+            decide("hard", view, g.legal_actions(seat), history, random.Random(9), budget=SMALL)
+            for _ in range(2)
+        ]
         assert picks[0] == picks[1]
         Game.from_dict(g.to_dict()).act(seat, picks[0])  # legal
 
@@ -125,6 +134,7 @@ def test_the_oracle_sees_what_is_in_the_draw_pile_but_not_its_order():
 
 def test_an_action_budget_is_deterministic_and_bounded():
     import pytest
+
     with pytest.raises(ValueError):
         Budget(rollouts=3, actions=100)
     b = Budget(actions=500, min_samples=4, max_samples=10)
@@ -135,6 +145,17 @@ def test_an_action_budget_is_deterministic_and_bounded():
     for g, seat, events in _positions(("give", "swap"), games=4):
         view = g.view(seat)
         history = events_for(events, seat)
-        picks = {str(decide("hard", view, g.legal_actions(seat), history, random.Random(2),
-                            budget=Budget(actions=300))) for _ in range(2)}
+        picks = {
+            str(
+                decide(
+                    "hard",
+                    view,
+                    g.legal_actions(seat),
+                    history,
+                    random.Random(2),
+                    budget=Budget(actions=300),
+                )
+            )
+            for _ in range(2)
+        }
         assert len(picks) == 1

@@ -40,9 +40,17 @@ def green(c):
 
 def wild_position():
     # Seat 1 names Blue with a plain Wild while Green is in play; seat 0 then looks.
-    g = position([["R4", "G1", "G2", "Y5"], ["W", "R1", "R2", "B3", "G9"],
-                  ["B1", "B2", "Y1", "R9"], ["Y2", "Y3", "G7", "R6"]], "G5", turn=1,
-                 draw=["B7", "B9", "R6", "R7", "R8", "Y7", "G3"])
+    g = position(
+        [
+            ["R4", "G1", "G2", "Y5"],
+            ["W", "R1", "R2", "B3", "G9"],
+            ["B1", "B2", "Y1", "R9"],
+            ["Y2", "Y3", "G7", "R6"],
+        ],
+        "G5",
+        turn=1,
+        draw=["B7", "B9", "R6", "R7", "R8", "Y7", "G3"],
+    )
     events = g.act(1, {"type": "play", "card": "W", "color": "B"})
     events += g.act(2, {"type": "play", "card": "B1"})
     events += g.act(3, {"type": "draw"})
@@ -71,8 +79,9 @@ def test_spending_a_plain_wild_makes_samples_hold_less_of_the_colour_in_play():
 
 def test_a_seat_never_leans_on_its_own_moves():
     g, _ = wild_position()
-    g2 = position([["W", "R1", "R2"], ["B1", "B2"], ["Y1", "Y2"], ["G7", "G8"]], "G5",
-                  draw=["B7", "B9", "R6"])
+    g2 = position(
+        [["W", "R1", "R2"], ["B1", "B2"], ["Y1", "Y2"], ["G7", "G8"]], "G5", draw=["B7", "B9", "R6"]
+    )
     events = g2.act(0, {"type": "play", "card": "W", "color": "R"})
     mem = SeatMemory.build(g2.view(0), seen_by(0, events), ALL_INFERENCES)
     assert not any(mem.lean[0].values())
@@ -82,8 +91,12 @@ def test_a_wild_team_draw_4_at_a_team_about_to_win_is_no_sign_of_need():
     # Normal throws the Draw 4 at a team with three cards or fewer even when it could play
     # something else, so only against a bigger team does it show need.
     def lean_after_draw4(seat3):
-        g = position([["R4", "G1", "G2", "Y5"], ["B8", "B9"], ["WTD4", "R1", "G3", "Y4"],
-                      seat3], "G5", turn=2, draw=["B7", "B1", "R6", "R7", "R8", "Y7", "G4"])
+        g = position(
+            [["R4", "G1", "G2", "Y5"], ["B8", "B9"], ["WTD4", "R1", "G3", "Y4"], seat3],
+            "G5",
+            turn=2,
+            draw=["B7", "B1", "R6", "R7", "R8", "Y7", "G4"],
+        )
         events = g.act(2, {"type": "play", "card": "WTD4", "color": "R"})
         return SeatMemory.build(g.view(0), seen_by(0, events), {"wild_void"}).lean[2]["G"]
 
@@ -94,12 +107,21 @@ def test_a_wild_team_draw_4_at_a_team_about_to_win_is_no_sign_of_need():
 def test_a_void_that_took_unseen_cards_becomes_a_lean_not_nothing():
     # Seat 1 drew on its turn with Green in play (no Green, no Wild), then took two cards
     # as a penalty: its old cards still hold no Green.
-    g = position([["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9", "G6", "G8"], ["B1", "B3"],
-                  ["Y1", "Y3", "Y4"]], "G5", draw=["B7", "B9", "R6", "G2", "R8"])
-    history = [{"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
-               {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None},
-               {"type": "draw", "seat": 1, "count": 2, "reason": "penalty",
-                "visible_to": None}]
+    g = position(
+        [
+            ["G1", "G3", "R4"],
+            ["R1", "R3", "B4", "Y9", "G6", "G8"],
+            ["B1", "B3"],
+            ["Y1", "Y3", "Y4"],
+        ],
+        "G5",
+        draw=["B7", "B9", "R6", "G2", "R8"],
+    )
+    history = [
+        {"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
+        {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None},
+        {"type": "draw", "seat": 1, "count": 2, "reason": "penalty", "visible_to": None},
+    ]
     view = g.view(0)
     on = SeatMemory.build(view, history, {"void_memory"})
     off = SeatMemory.build(view, history, NONE)
@@ -116,8 +138,12 @@ def twins_after_a_wild(k):
     hidden = [["R1", "R2", "G8"], ["B1", "B2", "Y1"], ["Y2", "Y3", "G7"]]
     if k:
         hidden = [["B1", "B2", "Y1"], ["Y2", "Y3", "G7"], ["R1", "R2", "G8"]]
-    g = position([["R4", "G1", "G2", "Y5", "R7"], hidden[0], hidden[1], ["W", *hidden[2]]],
-                 "G5", turn=3, draw=["B7", "B9", "R6", "R8", "Y7", "G3"])
+    g = position(
+        [["R4", "G1", "G2", "Y5", "R7"], hidden[0], hidden[1], ["W", *hidden[2]]],
+        "G5",
+        turn=3,
+        draw=["B7", "B9", "R6", "R8", "Y7", "G3"],
+    )
     events = g.act(3, {"type": "play", "card": "W", "color": "R"})
     return g, seen_by(0, events)
 
@@ -130,16 +156,38 @@ def test_inference_reads_only_what_the_seat_saw():
     assert ma.lean[3]["R"] > 0  # the inference is in play here
     assert ma.lean == SeatMemory.build(b.view(0), hb, ALL_INFERENCES).lean
     budget = Budget(rollouts=8, horizon=20)
-    pick = [decide("hard", g.view(0), g.legal_actions(0), h, random.Random(5), budget=budget,
-                   inference=ALL_INFERENCES) for g, h in ((a, ha), (b, hb))]
+    pick = [
+        decide(
+            "hard",
+            g.view(0),
+            g.legal_actions(0),
+            h,
+            random.Random(5),
+            budget=budget,
+            inference=ALL_INFERENCES,
+        )
+        for g, h in ((a, ha), (b, hb))
+    ]
     assert pick[0] == pick[1]
 
 
 def test_hard_with_inference_repeats_its_choice_for_the_same_seed():
     g, seen = twins_after_a_wild(0)
     budget = Budget(rollouts=10, horizon=20)
-    picks = {str(decide("hard", g.view(0), g.legal_actions(0), seen, random.Random(9),
-                        budget=budget, inference=SHARPENING)) for _ in range(3)}
+    picks = {
+        str(
+            decide(
+                "hard",
+                g.view(0),
+                g.legal_actions(0),
+                seen,
+                random.Random(9),
+                budget=budget,
+                inference=SHARPENING,
+            )
+        )
+        for _ in range(3)
+    }
     assert len(picks) == 1
 
 
@@ -162,6 +210,7 @@ def test_weighted_samples_match_every_public_count_and_respect_voids():
 
     from games.engine import Game, Options
     from games.engine.random_moves import random_action
+
     checked = 0
     for players in (4, 6, 8):
         g = Game.new(Options(players=players), 8)
@@ -200,12 +249,17 @@ def test_cards_a_void_seat_cannot_hold_are_spread_by_hand_size():
 def test_weighted_samples_keep_a_void_seat_off_the_colour_it_lacks():
     # Seat 1 drew on its turn with Green in play; seat 2's Wild gives the sampler a lean, so
     # the weighted draw (not the uniform one) deals seat 1.
-    g = position([["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3", "Y2"],
-                  ["Y1", "Y3", "Y4"]], "B5", draw=["B7", "B9", "R6", "G7", "G8", "W"])
-    history = [{"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
-               {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None},
-               {"type": "play", "seat": 2, "card": "W", "color": "B", "visible_to": None},
-               {"type": "play", "seat": 3, "card": "B5", "visible_to": None, "color": "B"}]
+    g = position(
+        [["G1", "G3", "R4"], ["R1", "R3", "B4", "Y9"], ["B1", "B3", "Y2"], ["Y1", "Y3", "Y4"]],
+        "B5",
+        draw=["B7", "B9", "R6", "G7", "G8", "W"],
+    )
+    history = [
+        {"type": "play", "seat": 3, "card": "G5", "color": "G", "visible_to": None},
+        {"type": "draw", "seat": 1, "count": 1, "reason": "turn", "visible_to": None},
+        {"type": "play", "seat": 2, "card": "W", "color": "B", "visible_to": None},
+        {"type": "play", "seat": 3, "card": "B5", "visible_to": None, "color": "B"},
+    ]
     view = g.view(0)
     mem = SeatMemory.build(view, history, SHARPENING)
     assert {"G", "W"} <= mem.voids[1] and mem.lean[2]["B"] > 0

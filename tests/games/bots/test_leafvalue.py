@@ -16,8 +16,7 @@ from .helpers import position
 def test_features_read_hands_wilds_and_the_turn():
     # Seat 2 (team 0) is out; seat 0 holds a Wild and a Skip; seat 1 (team 1) is to move,
     # and after it, passing over seat 2, comes its partner.
-    g = position([["W", "RS", "G4"], ["B1", "B3"], [], ["R1", "R4", "WTD4", "Y7"]], "Y5",
-                 turn=1)
+    g = position([["W", "RS", "G4"], ["B1", "B3"], [], ["R1", "R4", "WTD4", "Y7"]], "Y5", turn=1)
     assert features(g, 0) == (0, 3, False, False, True, 1, 1, False, False)
     assert features(g, 1) == (2, 4, False, True, False, 1, 0, True, True)
 
@@ -30,8 +29,7 @@ def test_next_to_move_passes_over_an_out_seat():
 
 
 def test_a_team_that_has_left_gets_no_share():
-    g = position([["R1", "R2"], ["B1"], ["G1"], ["B2", "B3"], ["Y1"], ["Y2"]], "Y5",
-                 players=6)
+    g = position([["R1", "R2"], ["B1"], ["G1"], ["B2", "B3"], ["Y1"], ["Y2"]], "Y5", players=6)
     g.departed[2] = True
     weights = leafvalue.WEIGHTS[6]
     assert share(g, 2, weights) == 0.0
@@ -60,8 +58,13 @@ def test_the_search_scores_an_unfinished_rollout_by_the_learned_share():
 
 
 def test_a_finished_round_still_scores_one_or_nothing():
-    g = Game.from_position(Options(players=4), hands=[["Y3"], ["B1", "B3"], [], ["R1", "R4"]],
-                           draw_pile=["G1", "G2", "G3"], discard=["Y5"], turn=0)
+    g = Game.from_position(
+        Options(players=4),
+        hands=[["Y3"], ["B1", "B3"], [], ["R1", "R4"]],
+        draw_pile=["G1", "G2", "G3"],
+        discard=["Y5"],
+        turn=0,
+    )
     start = g.round
     g.act(0, {"type": "play", "card": "Y3"})
     assert _value(g, 0, start, "learned") == 1.0

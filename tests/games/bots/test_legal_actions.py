@@ -16,8 +16,10 @@ CASES = [
     (Options(players=6), ("hard", "easy", "random")),
     (Options(players=6, stacking=True, target_score=100), ("random", "normal", "easy")),
     (Options(players=8), ("normal", "hard", "random", "easy")),
-    (Options(players=8, stacking=True, final_card_penalty=False), ("easy", "normal", "hard",
-                                                                   "random")),
+    (
+        Options(players=8, stacking=True, final_card_penalty=False),
+        ("easy", "normal", "hard", "random"),
+    ),
     (Options(players=4), ("oracle", "random")),
 ]
 

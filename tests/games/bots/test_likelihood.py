@@ -13,8 +13,16 @@ from .helpers import ask, position
 def dealt(top, sizes):
     """A deal event for a position (which has none), so a trail knows what was in play and
     how many cards each seat held when its events began."""
-    return {"type": "deal", "round": 1, "dealer": 3, "starter": top, "set_aside": [],
-            "hand_sizes": list(sizes), "first": 0, "visible_to": None}
+    return {
+        "type": "deal",
+        "round": 1,
+        "dealer": 3,
+        "starter": top,
+        "set_aside": [],
+        "hand_sizes": list(sizes),
+        "first": 0,
+        "visible_to": None,
+    }
 
 
 def weight(trails, hands, seat, hand):
@@ -25,8 +33,12 @@ def weight(trails, hands, seat, hand):
 
 def test_a_wild_spent_with_a_playable_card_in_hand_and_its_colour_weigh_the_hands():
     # Seat 1 names Blue with a plain Wild while Green 5 is on top.
-    hands = [["R4", "G1", "G2", "Y5"], ["W", "R1", "R2", "B3", "B4"], ["Y1", "R9"],
-             ["Y2", "Y3", "R6"]]
+    hands = [
+        ["R4", "G1", "G2", "Y5"],
+        ["W", "R1", "R2", "B3", "B4"],
+        ["Y1", "R9"],
+        ["Y2", "Y3", "R6"],
+    ]
     g = position(hands, "G5", turn=1, draw=["R7", "R8"])
     events = [dealt("G5", [len(h) for h in hands])]
     events += g.act(1, {"type": "play", "card": "W", "color": "B"})
@@ -34,10 +46,12 @@ def test_a_wild_spent_with_a_playable_card_in_hand_and_its_colour_weigh_the_hand
     now = g.hands
     # Normal keeps Wilds for need: holding a Green it would have played that instead.
     assert weight(trails, now, 1, ["R1", "R2", "B3", "B4"]) > (
-        weight(trails, now, 1, ["R1", "R2", "B3", "G9"]) + 1.0)
+        weight(trails, now, 1, ["R1", "R2", "B3", "G9"]) + 1.0
+    )
     # Normal names the colour it holds most of.
     assert weight(trails, now, 1, ["R1", "B2", "B3", "B4"]) > (
-        weight(trails, now, 1, ["R1", "R2", "R3", "B4"]) + 1.0)
+        weight(trails, now, 1, ["R1", "R2", "R3", "B4"]) + 1.0
+    )
 
 
 def test_cards_kept_since_a_draw_were_unplayable_when_it_drew():

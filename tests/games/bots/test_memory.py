@@ -20,8 +20,7 @@ def test_it_remembers_what_it_gave_its_partner_until_the_partner_plays_it():
     mem = SeatMemory.build(g.view(0), mine)
     assert mem.partner_known[gave] == 1
     assert gave in g.hands[2]
-    played = mine + [{"type": "play", "seat": 2, "card": gave, "color": "R",
-                      "visible_to": None}]
+    played = mine + [{"type": "play", "seat": 2, "card": gave, "color": "R", "visible_to": None}]
     assert SeatMemory.build(g.view(0), played).partner_known[gave] == 0
 
 
@@ -37,8 +36,11 @@ def test_cards_handed_over_in_a_half_pass_are_known_to_the_giver():
 
 
 def test_an_unanswered_wild_team_play_shows_the_partner_lacks_that_colour():
-    g = position([["WTP", "G4", "G5"], ["Y6", "Y8"], ["B1", "B3"], ["Y1", "Y2"]], "R5",
-                 draw=["R1", "R2", "R3"])
+    g = position(
+        [["WTP", "G4", "G5"], ["Y6", "Y8"], ["B1", "B3"], ["Y1", "Y2"]],
+        "R5",
+        draw=["R1", "R2", "R3"],
+    )
     events = g.act(0, {"type": "play", "card": "WTP", "color": "G"})
     mem = SeatMemory.build(g.view(1), events_for(events, 1))
     assert {"G", "W"} <= mem.voids[2]
@@ -49,6 +51,7 @@ def test_a_new_round_forgets_the_old_one():
     events = list(g.initial_events())
     rng = random.Random(1)
     from games.engine.random_moves import random_action
+
     while g.round == 1:
         s = g.waiting_on()[0]
         events += g.act(s, random_action(g, s, rng))

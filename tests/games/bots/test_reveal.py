@@ -91,8 +91,14 @@ def test_a_whole_game_with_each_reveal_stays_legal():
             if g.stage == "over":
                 break
             s = g.waiting_on()[0]
-            a = oracle_decide(g, s, rngs[s], budget=Budget(rollouts=2, horizon=10),
-                              history=events_for(events, s), reveal=reveal)
+            a = oracle_decide(
+                g,
+                s,
+                rngs[s],
+                budget=Budget(rollouts=2, horizon=10),
+                history=events_for(events, s),
+                reveal=reveal,
+            )
             events += g.act(s, a)  # the engine refuses an illegal action
         assert g.stage == "over"
 

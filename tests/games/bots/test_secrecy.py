@@ -24,8 +24,8 @@ def twin_positions(seed, players=4):
     cards.remove(top)
     sizes = [rng.randint(1, 7) for _ in range(players)]
     mine = cards[: sizes[0]]
-    hidden = cards[sizes[0]: sizes[0] + sum(sizes[1:]) + 20]
-    discard = cards[sizes[0] + len(hidden):]
+    hidden = cards[sizes[0] : sizes[0] + sum(sizes[1:]) + 20]
+    discard = cards[sizes[0] + len(hidden) :]
     games = []
     for k in range(2):
         pool = list(hidden)
@@ -33,7 +33,7 @@ def twin_positions(seed, players=4):
         hands = [mine]
         for s in range(1, players):
             hands.append(pool[: sizes[s]])
-            pool = pool[sizes[s]:]
+            pool = pool[sizes[s] :]
         games.append(position(hands, top, draw=pool, extra_discard=discard, players=players))
     return games
 
@@ -59,6 +59,7 @@ def test_hidden_cards_do_change_what_the_oracle_sees():
 def test_hard_gets_the_same_answer_with_a_real_budget_on_twin_positions():
     a, b = twin_positions(11)
     from games.bots import Budget
+
     budget = Budget(rollouts=6)
     assert ask("hard", a, 0, seed=3, budget=budget) == ask("hard", b, 0, seed=3, budget=budget)
 

@@ -57,30 +57,35 @@ def say(game, user, text, key=None, *, commit):
 
 
 def test_a_players_line_goes_to_each_seated_persons_group_only_during_play(
-        table, ana, recorder, django_capture_on_commit_callbacks):
+    table, ana, recorder, django_capture_on_commit_callbacks
+):
     say(table, ana, "hello partners", commit=django_capture_on_commit_callbacks)
     groups = {group for group, _ in recorder.of("chat.message")}
     assert groups == seat_groups(table, [0, 1, 2])  # not the bot's seat, not the spectators
 
 
 def test_a_spectators_line_goes_to_the_public_group_only(
-        table, ed, recorder, django_capture_on_commit_callbacks):
+    table, ed, recorder, django_capture_on_commit_callbacks
+):
     line = say(table, ed, "go team circle", commit=django_capture_on_commit_callbacks)
     assert line.room == ChatMessage.Room.SPECTATORS
     assert {group for group, _ in recorder.of("chat.message")} == {push.public_group(table.pk)}
 
 
 def test_once_the_game_is_over_the_players_line_reaches_the_spectators_too(
-        table, ana, mod, recorder, django_capture_on_commit_callbacks):
+    table, ana, mod, recorder, django_capture_on_commit_callbacks
+):
     moderation.abort_table(table.pk, mod, "test")
     recorder.sent.clear()
     say(table, ana, "good game", commit=django_capture_on_commit_callbacks)
     assert {group for group, _ in recorder.of("chat.message")} == (
-        seat_groups(table, [0, 1, 2]) | {push.public_group(table.pk)})
+        seat_groups(table, [0, 1, 2]) | {push.public_group(table.pk)}
+    )
 
 
 def test_a_private_table_has_no_spectators_to_chat_or_push_to(
-        ana, bo, cy, ed, recorder, django_capture_on_commit_callbacks):
+    ana, bo, cy, ed, recorder, django_capture_on_commit_callbacks
+):
     game = make_started_game([ana, bo, cy], spectators=True, private=True)
     with pytest.raises(chat.ChatRefused, match="not at this table"):
         chat.send(game.pk, ed, "hi", "k1")
@@ -88,14 +93,17 @@ def test_a_private_table_has_no_spectators_to_chat_or_push_to(
     assert push.public_group(game.pk) not in {group for group, _ in recorder.sent}
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "Write something first"),
-    ("   \n\t ", "Write something first"),
-    ("x" * 301, "too long: at most 300 characters"),
-    ("bad\x00nul", "characters a chat line cannot hold"),
-    ("bell\x07", "characters a chat line cannot hold"),
-    (["a list"], "A chat message is text"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "Write something first"),
+        ("   \n\t ", "Write something first"),
+        ("x" * 301, "too long: at most 300 characters"),
+        ("bad\x00nul", "characters a chat line cannot hold"),
+        ("bell\x07", "characters a chat line cannot hold"),
+        (["a list"], "A chat message is text"),
+    ],
+)
 def test_bad_lines_are_refused_in_words_and_store_nothing(table, ana, recorder, text, message):
     with pytest.raises(chat.ChatRefused, match=message) as refused:
         chat.send(table.pk, ana, text, "k1")
@@ -111,8 +119,11 @@ def test_a_flood_is_refused_with_when_to_come_back(table, ana, settings):
     settings.CHAT_RATE_LIMIT, settings.CHAT_RATE_WINDOW = 5, 10
     for n in range(5):
         chat.send(table.pk, ana, f"line {n}", f"k{n}")
-    with pytest.raises(chat.ChatRefused, match=r"Too many messages: at most 5 in 10 seconds\. "
-                                               r"Wait \d+ s\.") as refused:
+    with pytest.raises(
+        chat.ChatRefused,
+        match=r"Too many messages: at most 5 in 10 seconds\. "
+        r"Wait \d+ s\.",
+    ) as refused:
         chat.send(table.pk, ana, "one more", "k6")
     assert refused.value.status == 429
     assert ChatMessage.objects.count() == 5
@@ -125,7 +136,8 @@ def make_user_at(game, number):
 
 
 def test_a_key_sent_again_stores_and_pushes_the_line_once(
-        table, ana, recorder, django_capture_on_commit_callbacks):
+    table, ana, recorder, django_capture_on_commit_callbacks
+):
     first = say(table, ana, "once", "same-key", commit=django_capture_on_commit_callbacks)
     pushes = len(recorder.sent)
     with django_capture_on_commit_callbacks(execute=True):
@@ -151,7 +163,8 @@ def test_outsiders_and_open_tables_are_refused(ana, bo, ed):
 
 
 def test_a_muted_player_is_refused_and_reaches_nobody(
-        table, ana, bo, mod, recorder, django_capture_on_commit_callbacks):
+    table, ana, bo, mod, recorder, django_capture_on_commit_callbacks
+):
     chat_moderation.mute(bo, mod, "insults")
     with django_capture_on_commit_callbacks(execute=True):
         with pytest.raises(chat.ChatRefused, match="A moderator has muted you in chat") as refused:
@@ -162,22 +175,26 @@ def test_a_muted_player_is_refused_and_reaches_nobody(
     assert chat.send(table.pk, ana, "calm down", "a1")[1]
     chat_moderation.unmute(bo, mod, "apologised")
     assert chat.send(table.pk, bo, "sorry", "b2")[1]
-    log = list(ChatModeration.objects.order_by("pk").values_list("action", "user", "moderator",
-                                                                  "reason"))
+    log = list(
+        ChatModeration.objects.order_by("pk").values_list("action", "user", "moderator", "reason")
+    )
     assert log == [("mute", bo.pk, mod.pk, "insults"), ("unmute", bo.pk, mod.pk, "apologised")]
 
 
 def test_moderator_actions_need_a_reason(table, ana, bo, mod):
     line = chat.send(table.pk, ana, "hi", "k1")[0]
-    for call in (lambda: chat_moderation.mute(bo, mod, " "),
-                 lambda: chat_moderation.hide(line, mod, "")):
+    for call in (
+        lambda: chat_moderation.mute(bo, mod, " "),
+        lambda: chat_moderation.hide(line, mod, ""),
+    ):
         with pytest.raises(chat.ChatRefused, match="Say why"):
             call()
     assert not ChatMute.objects.exists() and not ChatModeration.objects.exists()
 
 
 def test_a_hidden_line_leaves_every_page_and_is_logged(
-        table, ana, bo, mod, recorder, client, django_capture_on_commit_callbacks):
+    table, ana, bo, mod, recorder, client, django_capture_on_commit_callbacks
+):
     line = say(table, ana, "something rude", commit=django_capture_on_commit_callbacks)
     recorder.sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
@@ -187,7 +204,12 @@ def test_a_hidden_line_leaves_every_page_and_is_logged(
     client.force_login(bo)
     assert "something rude" not in client.get(reverse("games:chat", args=[table.pk])).text
     entry = ChatModeration.objects.get()
-    assert (entry.action, entry.message, entry.moderator, entry.reason) == ("hide", line, mod, "rude")
+    assert (entry.action, entry.message, entry.moderator, entry.reason) == (
+        "hide",
+        line,
+        mod,
+        "rude",
+    )
     chat_moderation.hide(line, mod, "a mistake", show=True)
     assert "something rude" in client.get(reverse("games:chat", args=[table.pk])).text
 
@@ -196,7 +218,11 @@ def test_a_report_names_the_line_for_the_moderators(table, ana, bo, ed):
     line = chat.send(table.pk, ana, "rude words", "k1")[0]
     found = chat_moderation.report(table.pk, line.pk, bo)
     assert (found.game, found.reporter, found.reported, found.reason) == (
-        table, bo, ana, Report.Reason.ABUSE)
+        table,
+        bo,
+        ana,
+        Report.Reason.ABUSE,
+    )
     assert found.text == f"Chat message {line.pk}: rude words"
     with pytest.raises(chat.ChatRefused, match="already reported"):
         chat_moderation.report(table.pk, line.pk, bo)
@@ -210,7 +236,8 @@ def test_a_report_names_the_line_for_the_moderators(table, ana, bo, ed):
 
 
 def test_turning_the_chat_off_is_stored_and_told_to_the_persons_sockets(
-        table, ana, recorder, client, django_capture_on_commit_callbacks):
+    table, ana, recorder, client, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         chat.set_off(ana, True)
     assert ChatSetting.objects.get(user=ana).muted
@@ -227,19 +254,28 @@ def test_turning_the_chat_off_is_stored_and_told_to_the_persons_sockets(
 
 
 def test_a_line_is_escaped_on_the_page_and_in_the_push(
-        table, ana, bo, recorder, client, django_capture_on_commit_callbacks):
-    say(table, ana, '<script>alert("x")</script> & <b>bold</b>',
-        commit=django_capture_on_commit_callbacks)
+    table, ana, bo, recorder, client, django_capture_on_commit_callbacks
+):
+    say(
+        table,
+        ana,
+        '<script>alert("x")</script> & <b>bold</b>',
+        commit=django_capture_on_commit_callbacks,
+    )
     html = recorder.of("chat.message")[0][1]["html"]
     client.force_login(bo)
     page = client.get(reverse("games:chat", args=[table.pk])).text
     for shown in (html, page):
         assert "<script>alert" not in shown and "<b>bold" not in shown
-        assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in shown
+        assert (
+            "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;"
+            in shown
+        )
 
 
 def test_the_panel_shows_the_newest_lines_of_the_rooms_the_reader_may_read(
-        table, ana, ed, settings, client):
+    table, ana, ed, settings, client
+):
     settings.CHAT_HISTORY, settings.CHAT_RATE_LIMIT = 3, 100
     for n in range(5):
         chat.send(table.pk, ana, f"player line {n}", f"a{n}")

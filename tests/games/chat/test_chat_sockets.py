@@ -86,12 +86,14 @@ def test_each_socket_and_page_gets_only_the_rooms_its_reader_may_read(ana, bo, c
     # The muted player is told why; their text reaches no socket, their own included.
     assert secrets_in(frames["cy"]) == {PLAYER}
     refusal = [f for f in frames["cy"] if f["type"] == "chat_error"]
-    assert refusal == [{"type": "chat_error", "message": "A moderator has muted you in chat.",
-                        "key": "c1"}]
+    assert refusal == [
+        {"type": "chat_error", "message": "A moderator has muted you in chat.", "key": "c1"}
+    ]
     assert not ChatMessage.objects.filter(text__contains=MUTED).exists()
     # Senders hear that their line was stored.
     assert {"type": "chat_ok", "key": "a1"}.items() <= next(
-        f for f in frames["ana"] if f["type"] == "chat_ok").items()
+        f for f in frames["ana"] if f["type"] == "chat_ok"
+    ).items()
 
     # The panels, during play.
     assert secrets_in(panel(game, ana)) == {PLAYER}
@@ -119,14 +121,16 @@ def test_bad_chat_frames_get_an_answer_in_words_and_the_socket_stays_open(ana, b
         ok, _ = await comm.connect()
         assert ok
         await comm.receive_json_from(timeout=5)
-        for frame in ({"type": "chat", "text": "", "key": "k0"},
-                      {"type": "chat", "text": "z" * 301, "key": "k1"},
-                      {"type": "chat", "text": "hi", "key": ""},
-                      {"type": "chat", "text": {"nested": 1}, "key": "k2"},
-                      {"type": "chat", "text": "one", "key": "k3"},
-                      {"type": "chat", "text": "two", "key": "k4"},
-                      {"type": "chat", "text": "three", "key": "k5"},
-                      {"type": "chat", "text": "one", "key": "k3"}):
+        for frame in (
+            {"type": "chat", "text": "", "key": "k0"},
+            {"type": "chat", "text": "z" * 301, "key": "k1"},
+            {"type": "chat", "text": "hi", "key": ""},
+            {"type": "chat", "text": {"nested": 1}, "key": "k2"},
+            {"type": "chat", "text": "one", "key": "k3"},
+            {"type": "chat", "text": "two", "key": "k4"},
+            {"type": "chat", "text": "three", "key": "k5"},
+            {"type": "chat", "text": "one", "key": "k3"},
+        ):
             await comm.send_json_to(frame)
             await drain(comm, answers)
         await comm.send_json_to({"type": "sync"})

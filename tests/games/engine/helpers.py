@@ -3,6 +3,7 @@
 Everything here drives the engine through the public contract only
 (`docs/engine-contract.md`); nothing reaches into the engine's internals.
 """
+
 import copy
 import json
 import re
@@ -50,8 +51,20 @@ def team(seat, players):
 
 # --- building positions -----------------------------------------------------------------
 
-def make_game(hands, discard, draw_pile=(), turn=0, *, direction=1, color=None, dealer=0,
-              scores=None, seed=0, **options):
+
+def make_game(
+    hands,
+    discard,
+    draw_pile=(),
+    turn=0,
+    *,
+    direction=1,
+    color=None,
+    dealer=0,
+    scores=None,
+    seed=0,
+    **options,
+):
     """A round-1 position; the number of players is the number of hands given.
 
     It refuses (as a test-writing mistake) any position holding more copies of a card
@@ -63,8 +76,15 @@ def make_game(hands, discard, draw_pile=(), turn=0, *, direction=1, color=None, 
     assert not too_many, f"test position has more copies than the deck: {too_many}"
     return Game.from_position(
         Options(players=len(hands), **options),
-        hands=hands, draw_pile=list(draw_pile), discard=list(discard), turn=turn,
-        direction=direction, color=color, dealer=dealer, scores=scores, seed=seed,
+        hands=hands,
+        draw_pile=list(draw_pile),
+        discard=list(discard),
+        turn=turn,
+        direction=direction,
+        color=color,
+        dealer=dealer,
+        scores=scores,
+        seed=seed,
     )
 
 
@@ -73,6 +93,7 @@ def new_game(players=4, seed=1, **options):
 
 
 # --- reading the game -------------------------------------------------------------------
+
 
 def hand(game, seat):
     return game.view(seat)["hand"]
@@ -154,6 +175,7 @@ def event_types(events):
 
 # --- acting ---------------------------------------------------------------------------
 
+
 def play(game, seat, card, color=None):
     action = {"type": "play", "card": card}
     if color is not None:
@@ -215,6 +237,7 @@ def cheapest(cards, k):
 
 # --- random games -----------------------------------------------------------------------
 
+
 def random_decision(game, rng, concede_chance=0.0):
     """(seat, action) for one random legal decision, or None when the game is over."""
     v = game.view(None)
@@ -262,5 +285,3 @@ def all_views(game):
 
 def json_round_trip(value):
     return json.loads(json.dumps(value))
-
-

@@ -1,5 +1,6 @@
 """Skip, Reverse, Draw 2 and Wild (rule book: Action cards in a team game; CLARIFICATIONS:
 "Next player")."""
+
 from games.engine import events_for
 
 from .helpers import (
@@ -23,17 +24,18 @@ def _events_of(events, kind):
 
 # --- Skip ------------------------------------------------------------------------------
 
+
 def test_a_skip_makes_the_next_player_lose_their_turn():
-    game = make_game([["RS", "Y1"], ["G9", "B9"], ["G7", "B7"], ["Y4", "G1"]], discard=["R3"],
-                     draw_pile=PILE)
+    game = make_game(
+        [["RS", "Y1"], ["G9", "B9"], ["G7", "B7"], ["Y4", "G1"]], discard=["R3"], draw_pile=PILE
+    )
     events = play(game, 0, "RS")
     assert public(game)["turn"] == 2
     assert [e["seat"] for e in _events_of(events, "skip")] == [1]
 
 
 def test_a_skip_passes_over_an_out_seat_and_can_land_on_the_own_partner():
-    game = make_game([["RS", "Y1"], [], ["G7", "B7"], ["Y4", "G1"]], discard=["R3"],
-                     draw_pile=PILE)
+    game = make_game([["RS", "Y1"], [], ["G7", "B7"], ["Y4", "G1"]], discard=["R3"], draw_pile=PILE)
     events = play(game, 0, "RS")
     assert public(game)["turn"] == 3
     assert [e["seat"] for e in _events_of(events, "skip")] == [2]
@@ -62,6 +64,7 @@ def test_a_skip_plays_on_a_skip_of_another_colour_and_sets_its_colour():
 
 # --- Reverse ---------------------------------------------------------------------------
 
+
 def test_a_reverse_turns_play_around():
     game = make_game([["RR", "Y1"], ["G9"], ["G7"], ["Y4"]], discard=["R3"], draw_pile=PILE)
     events = play(game, 0, "RR")
@@ -89,9 +92,11 @@ def test_a_reverse_with_two_players_in_only_changes_direction():
 
 # --- Draw 2 ----------------------------------------------------------------------------
 
+
 def test_a_draw_two_makes_the_next_player_draw_two_and_lose_the_turn():
-    game = make_game([["RD2", "Y1"], ["G9", "B9"], ["G7", "B7"], ["Y4", "G1"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["RD2", "Y1"], ["G9", "B9"], ["G7", "B7"], ["Y4", "G1"]], discard=["R3"], draw_pile=PILE
+    )
     events = play(game, 0, "RD2")
     assert hand(game, 1) == ["G4", "G9", "B6", "B9"]
     v = public(game)
@@ -103,8 +108,9 @@ def test_a_draw_two_makes_the_next_player_draw_two_and_lose_the_turn():
 
 
 def test_only_the_victim_of_a_draw_two_sees_the_drawn_cards():
-    game = make_game([["RD2", "Y1"], ["G9", "B9"], ["G7", "B7"], ["Y4", "G1"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["RD2", "Y1"], ["G9", "B9"], ["G7", "B7"], ["Y4", "G1"]], discard=["R3"], draw_pile=PILE
+    )
     events = play(game, 0, "RD2")
     for seat in (0, 2, 3, None):
         assert set(card_codes_in(events_for(events, seat))) <= {"RD2"}
@@ -112,8 +118,9 @@ def test_only_the_victim_of_a_draw_two_sees_the_drawn_cards():
 
 
 def test_a_draw_two_reaches_an_out_seat_which_comes_back_in_without_a_half_pass():
-    game = make_game([["RD2", "Y1"], [], ["G7", "B7"], ["Y4", "G1", "B1"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["RD2", "Y1"], [], ["G7", "B7"], ["Y4", "G1", "B1"]], discard=["R3"], draw_pile=PILE
+    )
     play(game, 0, "RD2")
     v = public(game)
     assert hand(game, 1) == ["G4", "B6"]
@@ -132,8 +139,9 @@ def test_a_draw_two_counter_clockwise_hits_the_seat_before():
 
 
 def test_a_draw_two_plays_on_a_draw_two_of_another_colour():
-    game = make_game([["BD2", "Y1"], ["G9"], ["G7"], ["Y4"]], discard=["RD2"], color="R",
-                     draw_pile=PILE)
+    game = make_game(
+        [["BD2", "Y1"], ["G9"], ["G7"], ["Y4"]], discard=["RD2"], color="R", draw_pile=PILE
+    )
     assert legal(game, 0) == plays("BD2")
     play(game, 0, "BD2")
     assert sizes(game) == [1, 3, 1, 1]
@@ -142,9 +150,11 @@ def test_a_draw_two_plays_on_a_draw_two_of_another_colour():
 
 # --- Wild ------------------------------------------------------------------------------
 
+
 def test_a_wild_sets_the_chosen_colour_for_the_next_player():
-    game = make_game([["W", "Y1"], ["G9", "R9", "B2"], ["G7"], ["Y4"]], discard=["R3"],
-                     draw_pile=PILE)
+    game = make_game(
+        [["W", "Y1"], ["G9", "R9", "B2"], ["G7"], ["Y4"]], discard=["R3"], draw_pile=PILE
+    )
     events = play(game, 0, "W", "G")
     v = public(game)
     assert v["color"] == "G"

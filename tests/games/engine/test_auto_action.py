@@ -1,5 +1,6 @@
 """The table's plain legal move for a timed-out seat (rule book: Time limits;
 CLARIFICATIONS: Time-outs)."""
+
 from collections import Counter
 
 import pytest
@@ -73,21 +74,22 @@ def test_the_tag_in_time_out_gives_the_cheapest_cards():
 
 
 def test_the_turn_time_out_plays_the_first_playable_card_in_hand_order():
-    game = make_game([["Y3", "R9", "R1", "B3"], ["G9"], ["B7"], ["Y9"]], discard=["R3"],
-                     draw_pile=["B6"])
+    game = make_game(
+        [["Y3", "R9", "R1", "B3"], ["G9"], ["B7"], ["Y9"]], discard=["R3"], draw_pile=["B6"]
+    )
     assert _auto(game, 0) == {"type": "play", "card": "R1"}
 
 
 def test_the_turn_time_out_never_draws_while_a_card_can_be_played():
-    game = make_game([["G1", "B7", "WTD4"], ["G9"], ["B8"], ["Y9"]], discard=["R3"],
-                     draw_pile=["B6"])
+    game = make_game(
+        [["G1", "B7", "WTD4"], ["G9"], ["B8"], ["Y9"]], discard=["R3"], draw_pile=["B6"]
+    )
     action = _auto(game, 0)
     assert action["card"] == "WTD4"
 
 
 def test_the_turn_time_out_draws_with_nothing_playable_and_then_plays_a_drawn_match():
-    game = make_game([["G1", "B7"], ["G9"], ["B8"], ["Y9"]], discard=["R3"],
-                     draw_pile=["R6", "B6"])
+    game = make_game([["G1", "B7"], ["G9"], ["B8"], ["Y9"]], discard=["R3"], draw_pile=["R6", "B6"])
     assert _auto(game, 0) == {"type": "draw"}
     assert _auto(game, 0) == {"type": "play", "card": "R6"}
 
@@ -97,42 +99,55 @@ def test_the_turn_time_out_passes_with_nothing_to_play_or_draw():
     assert _auto(game, 0) == {"type": "pass_turn"}
 
 
-@pytest.mark.parametrize("own,color", [
-    (["G1", "G2", "B3", "W"], "G"),   # green is held most after the play
-    (["Y1", "B2", "W"], "Y"),         # a tie goes Red, Yellow, Green, Blue
-    (["B1", "B2", "G2", "W"], "B"),
-    (["W", "WTP"], "R"),              # no coloured card left
-    (["GS", "G4", "YD2", "W"], "G"),  # action cards count for their colour
-])
+@pytest.mark.parametrize(
+    "own,color",
+    [
+        (["G1", "G2", "B3", "W"], "G"),  # green is held most after the play
+        (["Y1", "B2", "W"], "Y"),  # a tie goes Red, Yellow, Green, Blue
+        (["B1", "B2", "G2", "W"], "B"),
+        (["W", "WTP"], "R"),  # no coloured card left
+        (["GS", "G4", "YD2", "W"], "G"),  # action cards count for their colour
+    ],
+)
 def test_the_colour_time_out_picks_the_colour_held_most_after_the_play(own, color):
     game = make_game([own, ["G9"], ["B8"], ["Y9"]], discard=["R5"], draw_pile=["B6"])
     assert _auto(game, 0) == {"type": "play", "card": "W", "color": color}
 
 
 def test_a_wild_team_play_answer_time_out_plays_the_first_card_of_the_colour():
-    game = make_game([["WTP", "Y1"], ["G9"], ["R5", "G2", "G7", "W"], ["Y9"]],
-                     discard=["R3"], draw_pile=["B6", "Y6"])
+    game = make_game(
+        [["WTP", "Y1"], ["G9"], ["R5", "G2", "G7", "W"], ["Y9"]],
+        discard=["R3"],
+        draw_pile=["B6", "Y6"],
+    )
     play(game, 0, "WTP", "G")
     assert _auto(game, 2) == {"type": "play", "card": "G2"}
 
 
 def test_under_a_waiting_penalty_the_time_out_plays_the_first_draw_two():
-    game = make_game([["RD2", "Y1"], ["R5", "YD2", "BD2", "W"], ["G7"], ["Y4"]],
-                     discard=["R3"], draw_pile=["B6", "Y6", "G6", "B1", "G1"], stacking=True)
+    game = make_game(
+        [["RD2", "Y1"], ["R5", "YD2", "BD2", "W"], ["G7"], ["Y4"]],
+        discard=["R3"],
+        draw_pile=["B6", "Y6", "G6", "B1", "G1"],
+        stacking=True,
+    )
     play(game, 0, "RD2")
     assert _auto(game, 1) == {"type": "play", "card": "YD2"}
 
 
 def test_under_a_waiting_penalty_without_a_draw_two_the_time_out_takes_it():
-    game = make_game([["RD2", "Y1"], ["R5", "W"], ["G7"], ["Y4"]],
-                     discard=["R3"], draw_pile=["B6", "Y6"], stacking=True)
+    game = make_game(
+        [["RD2", "Y1"], ["R5", "W"], ["G7"], ["Y4"]],
+        discard=["R3"],
+        draw_pile=["B6", "Y6"],
+        stacking=True,
+    )
     play(game, 0, "RD2")
     assert _auto(game, 1) == {"type": "take_penalty"}
 
 
 def test_auto_action_for_a_seat_with_nothing_to_decide_is_refused():
-    game = make_game([["R7", "Y1"], ["G9"], ["B8"], ["Y9"]], discard=["R3"],
-                     draw_pile=["B6"])
+    game = make_game([["R7", "Y1"], ["G9"], ["B8"], ["Y9"]], discard=["R3"], draw_pile=["B6"])
     with pytest.raises(IllegalAction):
         game.auto_action(2)
     play(game, 0, "R7")
@@ -149,7 +164,8 @@ def test_auto_action_after_the_game_is_over_is_refused():
 
 
 def test_a_drawn_card_forced_play_time_out_plays_it_with_a_colour():
-    game = make_game([["G1", "G4", "B7"], ["G9"], ["B8"], ["Y9"]], discard=["R3"],
-                     draw_pile=["W", "B6"])
+    game = make_game(
+        [["G1", "G4", "B7"], ["G9"], ["B8"], ["Y9"]], discard=["R3"], draw_pile=["W", "B6"]
+    )
     draw(game, 0)
     assert _auto(game, 0) == {"type": "play", "card": "W", "color": "G"}

@@ -1,5 +1,6 @@
 """Leaving a game (rule book: Leaving a game; CLARIFICATIONS: Leaving (concede);
 docs/engine.md: Concession)."""
+
 import pytest
 
 from .helpers import (
@@ -19,15 +20,25 @@ from .helpers import (
 
 
 def _six(turn=0, **kwargs):
-    hands = [["R7", "Y9", "G7"], ["Y2", "G5"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"],
-             ["Y4", "B4"]]
+    hands = [
+        ["R7", "Y9", "G7"],
+        ["Y2", "G5"],
+        ["R1", "B1"],
+        ["G9", "B9"],
+        ["B7", "G6"],
+        ["Y4", "B4"],
+    ]
     return make_game(hands, discard=["R3"], draw_pile=["Y1", "G1"], turn=turn, **kwargs)
 
 
 @pytest.mark.parametrize("seat", [1, 3])
 def test_with_two_teams_the_team_that_stays_wins_at_once_with_no_points(seat):
-    game = make_game([["R7", "Y1"], ["G9"], ["B4"], ["Y4", "G1"]], discard=["R3"],
-                     draw_pile=["B6"], scores=[10, 20])
+    game = make_game(
+        [["R7", "Y1"], ["G9"], ["B4"], ["Y4", "G1"]],
+        discard=["R3"],
+        draw_pile=["B6"],
+        scores=[10, 20],
+    )
     events = concede(game, seat)
     v = public(game)
     assert v["game_over"]["winner"] == 0
@@ -39,8 +50,13 @@ def test_with_two_teams_the_team_that_stays_wins_at_once_with_no_points(seat):
 
 
 def test_a_target_game_also_ends_at_once_when_one_team_remains():
-    game = make_game([["R7", "Y1"], ["G9"], ["B4"], ["Y4", "G1"]], discard=["R3"],
-                     draw_pile=["B6"], target_score=500, scores=[100, 400])
+    game = make_game(
+        [["R7", "Y1"], ["G9"], ["B4"], ["Y4", "G1"]],
+        discard=["R3"],
+        draw_pile=["B6"],
+        target_score=500,
+        scores=[100, 400],
+    )
     concede(game, 0)
     v = public(game)
     assert v["game_over"]["winner"] == 1
@@ -92,8 +108,7 @@ def test_the_turn_moves_on_when_the_partner_of_the_seat_holding_it_concedes():
 
 
 def test_a_draw_two_skips_a_departed_seat():
-    hands = [["RD2", "Y9"], ["Y2", "G5"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"],
-             ["Y4", "B4"]]
+    hands = [["RD2", "Y9"], ["Y2", "G5"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"], ["Y4", "B4"]]
     game = make_game(hands, discard=["R3"], draw_pile=["Y1", "G1"])
     concede(game, 1)
     play(game, 0, "RD2")
@@ -102,8 +117,14 @@ def test_a_draw_two_skips_a_departed_seat():
 
 
 def test_a_pending_swap_of_the_leaving_team_is_dropped_and_the_turn_moves_on():
-    hands = [["R5P", "Y9", "G7"], ["Y2", "G5"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"],
-             ["Y4", "B4"]]
+    hands = [
+        ["R5P", "Y9", "G7"],
+        ["Y2", "G5"],
+        ["R1", "B1"],
+        ["G9", "B9"],
+        ["B7", "G6"],
+        ["Y4", "B4"],
+    ]
     game = make_game(hands, discard=["R3"], draw_pile=["Y1"])
     play(game, 0, "R5P")
     pick(game, 3, "G9")
@@ -115,8 +136,14 @@ def test_a_pending_swap_of_the_leaving_team_is_dropped_and_the_turn_moves_on():
 
 
 def test_another_team_leaving_does_not_cancel_a_pending_swap():
-    hands = [["R5P", "Y9", "G7"], ["Y2", "G5"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"],
-             ["Y4", "B4"]]
+    hands = [
+        ["R5P", "Y9", "G7"],
+        ["Y2", "G5"],
+        ["R1", "B1"],
+        ["G9", "B9"],
+        ["B7", "G6"],
+        ["Y4", "B4"],
+    ]
     game = make_game(hands, discard=["R3"], draw_pile=["Y1"])
     play(game, 0, "R5P")
     concede(game, 2)
@@ -128,8 +155,14 @@ def test_another_team_leaving_does_not_cancel_a_pending_swap():
 
 
 def test_a_pending_half_pass_of_the_leaving_team_is_dropped():
-    hands = [["R7"], ["Y2", "G5"], ["R1", "B1"], ["G9", "B9", "Y9", "G7"], ["B7", "G6"],
-             ["Y4", "B4"]]
+    hands = [
+        ["R7"],
+        ["Y2", "G5"],
+        ["R1", "B1"],
+        ["G9", "B9", "Y9", "G7"],
+        ["B7", "G6"],
+        ["Y4", "B4"],
+    ]
     game = make_game(hands, discard=["R3"], draw_pile=["Y1"])
     play(game, 0, "R7")
     assert game.view(3)["must_give"] == 2
@@ -152,8 +185,7 @@ def test_a_pending_tag_in_pass_of_the_leaving_team_is_dropped():
 
 
 def test_a_waiting_stacked_penalty_aimed_at_the_leaving_team_is_cancelled():
-    hands = [["RD2", "Y9"], ["Y2", "GD2"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"],
-             ["Y4", "B4"]]
+    hands = [["RD2", "Y9"], ["Y2", "GD2"], ["R1", "B1"], ["G9", "B9"], ["B7", "G6"], ["Y4", "B4"]]
     game = make_game(hands, discard=["R3"], draw_pile=["Y1", "G1"], stacking=True)
     play(game, 0, "RD2")
     assert public(game)["penalty"] == 2

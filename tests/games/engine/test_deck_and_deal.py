@@ -1,4 +1,5 @@
 """The deck, the deal and the starter card (rule book: The cards, Setup > Dealing)."""
+
 from collections import Counter
 
 import pytest

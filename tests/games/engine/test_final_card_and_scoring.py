@@ -1,5 +1,6 @@
 """The final card, the final-card draw penalty and scoring (rule book: Scoring, How it
 ends, Options > Final-card draw penalty; CLARIFICATIONS: End of round)."""
+
 import pytest
 
 from games.engine import card_points, sort_hand
@@ -9,18 +10,44 @@ from .helpers import assert_illegal, hand, make_game, play, public
 PILE = ["Y9", "BS", "GD2", "W", "Y6"]
 
 
-@pytest.mark.parametrize("code,points", [
-    ("R0", 0), ("Y1", 1), ("G5", 5), ("B9", 9), ("R2P", 2), ("G5P", 5), ("B8P", 8),
-    ("RS", 20), ("YR", 20), ("GD2", 20), ("W", 50), ("WTP", 50), ("WTD4", 50),
-])
+@pytest.mark.parametrize(
+    "code,points",
+    [
+        ("R0", 0),
+        ("Y1", 1),
+        ("G5", 5),
+        ("B9", 9),
+        ("R2P", 2),
+        ("G5P", 5),
+        ("B8P", 8),
+        ("RS", 20),
+        ("YR", 20),
+        ("GD2", 20),
+        ("W", 50),
+        ("WTP", 50),
+        ("WTD4", 50),
+    ],
+)
 def test_card_points_are_face_value_twenty_for_actions_and_fifty_for_wilds(code, points):
     assert card_points(code) == points
 
 
 def test_sort_hand_follows_the_rule_book_hand_order():
     shuffled = ["WTD4", "B0", "R2P", "RD2", "W", "R2", "Y9", "RS", "WTP", "G5", "RR", "R9"]
-    assert sort_hand(shuffled) == ["R2", "R2P", "R9", "RS", "RR", "RD2", "Y9", "G5", "B0",
-                                   "W", "WTP", "WTD4"]
+    assert sort_hand(shuffled) == [
+        "R2",
+        "R2P",
+        "R9",
+        "RS",
+        "RR",
+        "RD2",
+        "Y9",
+        "G5",
+        "B0",
+        "W",
+        "WTP",
+        "WTD4",
+    ]
 
 
 def test_the_winning_team_scores_every_card_left_in_the_other_teams_hands():
@@ -40,12 +67,17 @@ def test_the_round_result_reveals_every_hand():
     play(game, 0, "R7")
     revealed = public(game)["round_over"]["hands"]
     assert [sort_hand(h) for h in revealed] == [
-        [], ["G9", "B9", "WTP"], ["RS", "YD2"], [], ["Y1", "B4"], ["Y3", "W"]]
+        [],
+        ["G9", "B9", "WTP"],
+        ["RS", "YD2"],
+        [],
+        ["Y1", "B4"],
+        ["Y3", "W"],
+    ]
 
 
 def test_scores_carried_in_are_added_to_and_other_teams_keep_theirs():
-    game = make_game([["R7"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE,
-                     scores=[30, 45])
+    game = make_game([["R7"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE, scores=[30, 45])
     play(game, 0, "R7")
     assert public(game)["scores"] == [43, 45]
 
@@ -73,8 +105,9 @@ def test_a_winning_wild_team_draw_four_makes_both_opponents_draw_two_without_any
 
 
 def test_with_the_final_card_penalty_off_a_winning_draw_card_makes_nobody_draw():
-    game = make_game([["RD2"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE,
-                     final_card_penalty=False)
+    game = make_game(
+        [["RD2"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE, final_card_penalty=False
+    )
     play(game, 0, "RD2")
     v = public(game)
     assert v["round_over"]["points"] == 13
@@ -82,8 +115,9 @@ def test_with_the_final_card_penalty_off_a_winning_draw_card_makes_nobody_draw()
 
 
 def test_with_the_final_card_penalty_off_a_winning_wild_team_draw_four_makes_nobody_draw():
-    game = make_game([["WTD4"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE,
-                     final_card_penalty=False)
+    game = make_game(
+        [["WTD4"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE, final_card_penalty=False
+    )
     play(game, 0, "WTD4", "B")
     assert public(game)["round_over"]["points"] == 13
 
@@ -106,8 +140,9 @@ def test_a_winning_passing_card_asks_for_no_swap():
 
 
 def test_a_winning_draw_two_cancels_a_waiting_stacked_penalty():
-    game = make_game([["RD2", "Y1"], ["GD2"], ["G7", "B7"], []], discard=["R3"],
-                     draw_pile=PILE, stacking=True)
+    game = make_game(
+        [["RD2", "Y1"], ["GD2"], ["G7", "B7"], []], discard=["R3"], draw_pile=PILE, stacking=True
+    )
     play(game, 0, "RD2")
     play(game, 1, "GD2")  # seat 1's last card, partner 3 out: team 1 wins
     v = public(game)
@@ -118,8 +153,13 @@ def test_a_winning_draw_two_cancels_a_waiting_stacked_penalty():
 
 
 def test_a_winning_draw_two_with_the_penalty_off_also_cancels_a_waiting_penalty():
-    game = make_game([["RD2", "Y1"], ["GD2"], ["G7", "B7"], []], discard=["R3"],
-                     draw_pile=PILE, stacking=True, final_card_penalty=False)
+    game = make_game(
+        [["RD2", "Y1"], ["GD2"], ["G7", "B7"], []],
+        discard=["R3"],
+        draw_pile=PILE,
+        stacking=True,
+        final_card_penalty=False,
+    )
     play(game, 0, "RD2")
     play(game, 1, "GD2")
     v = public(game)

@@ -1,5 +1,6 @@
 """Going out and the half pass (rule book: Going out; CLARIFICATIONS: Resolving a played
 card, Smaller rulings)."""
+
 import pytest
 
 from games.engine import events_for
@@ -28,8 +29,11 @@ def test_a_team_wins_the_round_when_a_player_goes_out_with_the_partner_already_o
 
 
 def test_a_partner_with_cards_must_give_half_rounded_down():
-    game = make_game([["R7"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9", "G7"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["R7"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9", "G7"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "R7")
     v = public(game)
     assert game.view(2)["must_give"] == 2
@@ -53,8 +57,11 @@ def test_the_half_pass_is_the_partner_s_hand_size_halved_rounded_down(players, h
 
 
 def test_the_partner_chooses_the_cards_and_the_player_is_back_in_with_them():
-    game = make_game([["R7"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9", "G7"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["R7"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9", "G7"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "R7")
     events = give(game, 2, ["Y9", "B2"])
     assert hand(game, 0) == ["Y9", "B2"]
@@ -70,8 +77,7 @@ def test_the_partner_chooses_the_cards_and_the_player_is_back_in_with_them():
 
 
 def test_a_partner_with_one_card_gives_nothing_and_the_player_stays_out():
-    game = make_game([["R7"], ["G9", "B9"], ["Y4"], ["Y1", "G6"]], discard=["R3"],
-                     draw_pile=PILE)
+    game = make_game([["R7"], ["G9", "B9"], ["Y4"], ["Y1", "G6"]], discard=["R3"], draw_pile=PILE)
     play(game, 0, "R7")
     v = public(game)
     assert v["out"] == [True, False, False, False]
@@ -81,8 +87,11 @@ def test_a_partner_with_one_card_gives_nothing_and_the_player_stays_out():
 
 
 def test_it_refuses_a_half_pass_of_the_wrong_size_or_of_cards_not_held():
-    game = make_game([["R7"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9", "G7"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["R7"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9", "G7"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "R7")
     assert_illegal(game, 2, {"type": "give", "cards": ["Y4"]})
     assert_illegal(game, 2, {"type": "give", "cards": ["Y4", "G1", "B2"]})
@@ -94,8 +103,11 @@ def test_it_refuses_a_half_pass_of_the_wrong_size_or_of_cards_not_held():
 
 
 def test_the_effect_of_a_last_draw_two_waits_for_the_half_pass():
-    game = make_game([["RD2"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["RD2"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "RD2")
     assert hand(game, 1) == ["G9", "B9"]
     assert public(game)["draw_pile_size"] == len(PILE)
@@ -105,16 +117,22 @@ def test_the_effect_of_a_last_draw_two_waits_for_the_half_pass():
 
 
 def test_the_skip_of_a_last_skip_resolves_after_the_half_pass():
-    game = make_game([["RS"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["RS"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "RS")
     give(game, 2, ["Y4", "G1"])
     assert public(game)["turn"] == 2
 
 
 def test_the_reverse_of_a_last_reverse_resolves_after_the_half_pass():
-    game = make_game([["RR"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["RR"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "RR")
     assert public(game)["direction"] == 1
     give(game, 2, ["Y4", "G1"])
@@ -124,8 +142,11 @@ def test_the_reverse_of_a_last_reverse_resolves_after_the_half_pass():
 
 
 def test_a_last_wild_team_draw_four_hits_after_the_half_pass():
-    game = make_game([["WTD4"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=PILE)
+    game = make_game(
+        [["WTD4"], ["G9", "B9"], ["Y4", "G1", "B2", "Y9"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=PILE,
+    )
     play(game, 0, "WTD4", "Y")
     assert sizes(game) == [0, 2, 4, 2]
     give(game, 2, ["Y4", "G1"])
@@ -135,8 +156,7 @@ def test_a_last_wild_team_draw_four_hits_after_the_half_pass():
 
 
 def test_a_player_who_is_out_takes_no_turns_until_brought_back():
-    game = make_game([["R7"], ["R9", "B9"], ["Y4"], ["R1", "G6"]], discard=["R3"],
-                     draw_pile=PILE)
+    game = make_game([["R7"], ["R9", "B9"], ["Y4"], ["R1", "G6"]], discard=["R3"], draw_pile=PILE)
     play(game, 0, "R7")
     play(game, 1, "R9")
     assert public(game)["turn"] == 2

@@ -1,4 +1,5 @@
 """Bad input is refused with IllegalAction and changes nothing (ENGINE_CONTRACT: game.act)."""
+
 import pytest
 
 from games.engine import IllegalAction
@@ -7,36 +8,42 @@ from .helpers import assert_illegal, make_game, new_game, play
 
 
 def _table():
-    return make_game([["R7", "Y1", "W", "G5"], ["G9", "B9"], ["B8", "Y9"], ["Y4", "G1"]],
-                     discard=["R3"], draw_pile=["B6", "G6"])
+    return make_game(
+        [["R7", "Y1", "W", "G5"], ["G9", "B9"], ["B8", "Y9"], ["Y4", "G1"]],
+        discard=["R3"],
+        draw_pile=["B6", "G6"],
+    )
 
 
 def test_illegal_action_is_a_value_error():
     assert issubclass(IllegalAction, ValueError)
 
 
-@pytest.mark.parametrize("action", [
-    None,
-    "x",
-    5,
-    [],
-    {},
-    {"type": "play"},
-    {"type": "play", "card": 5},
-    {"type": "play", "card": None},
-    {"type": "play", "card": ["R7"]},
-    {"type": "play", "card": "r7"},
-    {"type": "play", "card": "Z9"},
-    {"type": "play", "card": "R10"},
-    {"type": "fly"},
-    {"type": None},
-    {"card": "R7"},
-    {"type": "give"},
-    {"type": "give", "cards": "R7"},
-    {"type": "pass"},
-    {"type": "play", "card": "W", "color": 3},
-    {"type": "play", "card": "W", "color": "red"},
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        None,
+        "x",
+        5,
+        [],
+        {},
+        {"type": "play"},
+        {"type": "play", "card": 5},
+        {"type": "play", "card": None},
+        {"type": "play", "card": ["R7"]},
+        {"type": "play", "card": "r7"},
+        {"type": "play", "card": "Z9"},
+        {"type": "play", "card": "R10"},
+        {"type": "fly"},
+        {"type": None},
+        {"card": "R7"},
+        {"type": "give"},
+        {"type": "give", "cards": "R7"},
+        {"type": "pass"},
+        {"type": "play", "card": "W", "color": 3},
+        {"type": "play", "card": "W", "color": "red"},
+    ],
+)
 def test_it_refuses_a_malformed_action(action):
     assert_illegal(_table(), 0, action)
 
@@ -83,8 +90,11 @@ def test_it_refuses_take_penalty_without_stacking():
 
 
 def test_it_refuses_a_give_of_the_wrong_count():
-    game = make_game([["R7"], ["G9", "B9"], ["B8", "Y9", "G4", "G6"], ["Y4", "G1"]],
-                     discard=["R3"], draw_pile=["B6"])
+    game = make_game(
+        [["R7"], ["G9", "B9"], ["B8", "Y9", "G4", "G6"], ["Y4", "G1"]],
+        discard=["R3"],
+        draw_pile=["B6"],
+    )
     play(game, 0, "R7")
     for cards in (["B8"], ["B8", "Y9", "G4"], [], ["B8", "B8"], ["B8", "R1"], "B8Y9", None):
         assert_illegal(game, 2, {"type": "give", "cards": cards})
@@ -92,8 +102,14 @@ def test_it_refuses_a_give_of_the_wrong_count():
 
 def test_a_refused_action_leaves_the_setup_pass_untouched():
     game = new_game(4, seed=1)
-    for action in (None, {}, {"type": "pass", "card": "Q1"}, {"type": "draw"},
-                   {"type": "pass_turn"}, {"type": "give", "cards": []}):
+    for action in (
+        None,
+        {},
+        {"type": "pass", "card": "Q1"},
+        {"type": "draw"},
+        {"type": "pass_turn"},
+        {"type": "give", "cards": []},
+    ):
         assert_illegal(game, 0, action)
 
 

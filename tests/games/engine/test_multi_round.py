@@ -1,5 +1,6 @@
 """Playing to a target score (rule book: How it ends; CLARIFICATIONS: End of round;
 docs/engine.md: Round result in a target-score game)."""
+
 from .helpers import complete_setup, make_game, play, public, sizes, total_cards
 
 PILE = ["Y9", "BS", "GD2", "W", "Y6"]
@@ -7,9 +8,15 @@ PILE = ["Y9", "BS", "GD2", "W", "Y6"]
 
 def _winning_move(scores=(0, 0), dealer=0, direction=1, target=500):
     """Seat 0 is about to win for team 0 with 9 + 4 = 13 points in the other hands."""
-    return make_game([["R7"], ["G9"], [], ["B4"]], discard=["R3"], draw_pile=PILE,
-                     scores=list(scores), dealer=dealer, direction=direction,
-                     target_score=target)
+    return make_game(
+        [["R7"], ["G9"], [], ["B4"]],
+        discard=["R3"],
+        draw_pile=PILE,
+        scores=list(scores),
+        dealer=dealer,
+        direction=direction,
+        target_score=target,
+    )
 
 
 def test_a_round_won_short_of_the_target_deals_the_next_round_at_once():

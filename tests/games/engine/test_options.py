@@ -1,4 +1,5 @@
 """Options and their validation (rule book: Options; ENGINE_CONTRACT: Options)."""
+
 import pytest
 
 from games.engine import Game, Options
@@ -45,5 +46,6 @@ def test_the_switches_only_take_true_or_false(field, value):
 
 def test_a_position_with_a_wild_on_top_needs_a_colour():
     with pytest.raises(ValueError):
-        Game.from_position(Options(), hands=[["R1"], ["G1"], ["B1"], ["Y1"]], draw_pile=[],
-                           discard=["W"], turn=0)
+        Game.from_position(
+            Options(), hands=[["R1"], ["G1"], ["B1"], ["Y1"]], draw_pile=[], discard=["W"], turn=0
+        )

@@ -1,5 +1,6 @@
 """The passing symbol swap (rule book: The passing symbol; CLARIFICATIONS: Simultaneous
 choices, Resolving a played card)."""
+
 from games.engine import events_for
 
 from .helpers import (

@@ -3,6 +3,7 @@
 Random legal players drive `Game.new` games to the end; after every step the checks below
 must hold (ENGINE_CONTRACT).
 """
+
 import copy
 import itertools
 import random
@@ -38,8 +39,13 @@ MAX_ACTIONS = 20000
 # No shrinking: a failing random game is reported as found (its seeds are printed), since
 # shrinking whole games takes minutes and the seeds already reproduce it exactly.
 NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
-PROPERTY = settings(max_examples=12, deadline=None, database=None, phases=NO_SHRINK,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = settings(
+    max_examples=12,
+    deadline=None,
+    database=None,
+    phases=NO_SHRINK,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 configs = st.sampled_from(CONFIGS)
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
@@ -48,8 +54,12 @@ concede_chances = st.sampled_from([0.0, 0.0, 0.003])
 
 def options_of(config):
     players, stacking, final_card_penalty, target_score = config
-    return Options(players=players, stacking=stacking, final_card_penalty=final_card_penalty,
-                   target_score=target_score)
+    return Options(
+        players=players,
+        stacking=stacking,
+        final_card_penalty=final_card_penalty,
+        target_score=target_score,
+    )
 
 
 def clone(game):
@@ -57,6 +67,7 @@ def clone(game):
 
 
 # --- the checks ---------------------------------------------------------------------------
+
 
 def check_table(game):
     """Invariants of any state: every card accounted for, views consistent, no stall."""
@@ -84,8 +95,7 @@ def check_table(game):
         assert all(game.legal_actions(s) == [] for s in range(n))
 
 
-PUBLIC_CARD_FIELDS = {"play": {"card"}, "deal": {"starter", "set_aside"},
-                      "round_over": {"hands"}}
+PUBLIC_CARD_FIELDS = {"play": {"card"}, "deal": {"starter", "set_aside"}, "round_over": {"hands"}}
 
 
 def check_events(events, players):
@@ -97,8 +107,7 @@ def check_events(events, players):
         assert "type" in e and "visible_to" in e, e
         vis = e["visible_to"]
         if vis is None:
-            rest = {k: v for k, v in e.items()
-                    if k not in PUBLIC_CARD_FIELDS.get(e["type"], set())}
+            rest = {k: v for k, v in e.items() if k not in PUBLIC_CARD_FIELDS.get(e["type"], set())}
             assert card_codes_in(rest) == [], e
         else:
             assert isinstance(vis, list) and vis, e
@@ -106,8 +115,11 @@ def check_events(events, players):
             if card_codes_in({k: v for k, v in e.items() if k != "type"}):
                 assert set(vis) <= concerned, e
     for seat in list(range(players)) + [None]:
-        expected = [e for e in events
-                    if e["visible_to"] is None or (seat is not None and seat in e["visible_to"])]
+        expected = [
+            e
+            for e in events
+            if e["visible_to"] is None or (seat is not None and seat in e["visible_to"])
+        ]
         assert events_for(events, seat) == expected, seat
 
 
@@ -115,8 +127,12 @@ def illegal_candidates(game, rng):
     """Actions this state must refuse, for a few random seats."""
     v = game.view(None)
     n = v["players"]
-    found = [(rng.randrange(n), None), (rng.randrange(n), {"type": "play", "card": 5}),
-             (rng.randrange(n), {}), (n, {"type": "draw"})]
+    found = [
+        (rng.randrange(n), None),
+        (rng.randrange(n), {"type": "play", "card": 5}),
+        (rng.randrange(n), {}),
+        (n, {"type": "draw"}),
+    ]
     for seat in rng.sample(range(n), 2):
         sv = game.view(seat)
         keys = legal(game, seat)
@@ -124,8 +140,11 @@ def illegal_candidates(game, rng):
         missing = [c for c in DECK_COUNTS if c not in held]
         found.append((seat, {"type": "play", "card": rng.choice(missing), "color": "R"}))
         found.append((seat, {"type": "pass", "card": rng.choice(missing)}))
-        for key, action in ((DRAW, {"type": "draw"}), (PASS_TURN, {"type": "pass_turn"}),
-                            (TAKE_PENALTY, {"type": "take_penalty"})):
+        for key, action in (
+            (DRAW, {"type": "draw"}),
+            (PASS_TURN, {"type": "pass_turn"}),
+            (TAKE_PENALTY, {"type": "take_penalty"}),
+        ):
             if key not in keys:
                 found.append((seat, action))
         for card in set(held):
@@ -138,9 +157,9 @@ def illegal_candidates(game, rng):
         if k == 0 and held:
             found.append((seat, {"type": "give", "cards": held[:1]}))
         elif k and len(held) > k:
-            found.append((seat, {"type": "give", "cards": held[:k + 1]}))
+            found.append((seat, {"type": "give", "cards": held[: k + 1]}))
         elif k:
-            found.append((seat, {"type": "give", "cards": held[:k - 1]}))
+            found.append((seat, {"type": "give", "cards": held[: k - 1]}))
     return found
 
 
@@ -171,8 +190,9 @@ def check_round_trip(game, full):
     if full:
         assert all_views(back) == all_views(game)
         n = game.view(None)["players"]
-        assert [back.legal_actions(s) for s in range(n)] == [game.legal_actions(s)
-                                                             for s in range(n)]
+        assert [back.legal_actions(s) for s in range(n)] == [
+            game.legal_actions(s) for s in range(n)
+        ]
 
 
 def alternative_trades(game, seat, action, rng):
@@ -209,7 +229,8 @@ def check_trade_is_hidden(before, seat, action, after, events, rng):
         other = clone(before)
         other_events = other.act(seat, alternative)
         if action["type"] == "give" and any(
-                other.view(None)[k] != after.view(None)[k] for k in PUBLIC_OUTCOME):
+            other.view(None)[k] != after.view(None)[k] for k in PUBLIC_OUTCOME
+        ):
             continue
         for s in outsiders:
             assert other.view(s) == after.view(s), (s, seat, action, alternative)
@@ -219,17 +240,21 @@ def check_trade_is_hidden(before, seat, action, after, events, rng):
 
 # --- the properties -----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "p{}-st{:d}-fc{:d}-t{}".format(*c))
 def test_every_option_combination_plays_to_an_end_with_all_112_cards_kept(config):
     # Seeded from the configuration's text: hash() of a tuple holding None changes from run
     # to run (None's hash is its address), and each case must play the same games each run.
     rng = random.Random(repr(config))
     for seed in (1, 2):
+
         def step(game, seat, action, events):
             check_table(game)
             check_events(events, config[0])
-        game, log = play_random_game(options_of(config), seed, rng, MAX_ACTIONS,
-                                     concede_chance=0.001, on_step=step)
+
+        game, log = play_random_game(
+            options_of(config), seed, rng, MAX_ACTIONS, concede_chance=0.001, on_step=step
+        )
         v = game.view(None)
         assert v["game_over"] is not None
         if config[3] is None:
@@ -242,8 +267,9 @@ def test_every_option_combination_plays_to_an_end_with_all_112_cards_kept(config
 
 @PROPERTY
 @given(configs, seeds, seeds, concede_chances)
-def test_random_games_keep_the_cards_hide_the_cards_and_refuse_bad_moves(config, seed,
-                                                                         player_seed, chance):
+def test_random_games_keep_the_cards_hide_the_cards_and_refuse_bad_moves(
+    config, seed, player_seed, chance
+):
     rng = random.Random(player_seed)
     game = Game.new(options_of(config), seed)
     check_table(game)
@@ -265,8 +291,9 @@ def test_random_games_keep_the_cards_hide_the_cards_and_refuse_bad_moves(config,
 
 @PROPERTY
 @given(configs, seeds, seeds, concede_chances)
-def test_snapshots_round_trip_and_a_restored_game_plays_on_identically(config, seed,
-                                                                       player_seed, chance):
+def test_snapshots_round_trip_and_a_restored_game_plays_on_identically(
+    config, seed, player_seed, chance
+):
     rng = random.Random(player_seed)
     game = Game.new(options_of(config), seed)
     restored = None
@@ -289,11 +316,11 @@ def test_snapshots_round_trip_and_a_restored_game_plays_on_identically(config, s
 
 @PROPERTY
 @given(configs, seeds, seeds, concede_chances)
-def test_replaying_the_seed_and_the_actions_reproduces_the_game(config, seed, player_seed,
-                                                                chance):
+def test_replaying_the_seed_and_the_actions_reproduces_the_game(config, seed, player_seed, chance):
     options = options_of(config)
-    game, log = play_random_game(options, seed, random.Random(player_seed), MAX_ACTIONS,
-                                 concede_chance=chance)
+    game, log = play_random_game(
+        options, seed, random.Random(player_seed), MAX_ACTIONS, concede_chance=chance
+    )
     replay = Game.new(options, seed)
     for seat, action, events in log:
         assert replay.act(seat, copy.deepcopy(action)) == events
@@ -301,8 +328,13 @@ def test_replaying_the_seed_and_the_actions_reproduces_the_game(config, seed, pl
     assert all_views(replay) == all_views(game)
 
 
-@settings(max_examples=8, deadline=None, database=None, phases=NO_SHRINK,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=8,
+    deadline=None,
+    database=None,
+    phases=NO_SHRINK,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(configs, seeds, seeds)
 def test_every_listed_legal_action_applies_without_error(config, seed, player_seed):
     rng = random.Random(player_seed)
@@ -332,8 +364,8 @@ def test_a_view_does_not_change_with_cards_hidden_from_its_seat(players, seed, d
         deck = deck[k:]
     top = next(c for c in deck if c[0] in COLORS and c[1].isdigit())
     deck.remove(top)
-    discard = deck[:data.draw(st.integers(0, 5))] + [top]
-    pile = deck[len(discard) - 1:][:data.draw(st.integers(0, 40))]
+    discard = deck[: data.draw(st.integers(0, 5))] + [top]
+    pile = deck[len(discard) - 1 :][: data.draw(st.integers(0, 40))]
     in_seats = [s for s in range(players) if sizes[s]]
     turn = data.draw(st.sampled_from(in_seats))
     keep = data.draw(st.sampled_from(range(players)))
@@ -346,8 +378,8 @@ def test_a_view_does_not_change_with_cards_hidden_from_its_seat(players, seed, d
         if s == keep:
             other_hands.append(hands[s])
         else:
-            other_hands.append(pool[:sizes[s]])
-            pool = pool[sizes[s]:]
+            other_hands.append(pool[: sizes[s]])
+            pool = pool[sizes[s] :]
     a = make_game(hands, discard=discard, draw_pile=pile, turn=turn, **options)
     b = make_game(other_hands, discard=discard, draw_pile=pool, turn=turn, **options)
     assert a.view(keep) == b.view(keep)

@@ -1,5 +1,6 @@
 """Ranking at the end of the game (rule book: How it ends; CLARIFICATIONS: End of round;
 docs/engine.md: Ranking)."""
+
 from .helpers import concede, make_game, pass_turn, play, public
 
 
@@ -74,8 +75,9 @@ def test_a_team_that_left_ranks_below_a_stayer_with_a_lower_score():
 
 
 def test_a_blocked_single_round_ranks_by_score_then_points_in_hand():
-    game = make_game([["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=[])
+    game = make_game(
+        [["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]], discard=["R3"], draw_pile=[]
+    )
     for seat in range(4):
         pass_turn(game, seat)
     v = public(game)
@@ -85,8 +87,9 @@ def test_a_blocked_single_round_ranks_by_score_then_points_in_hand():
 
 
 def test_a_blocked_single_round_with_level_teams_shares_first_place():
-    game = make_game([["Y9", "G7"], ["G9", "B7"], ["B8", "Y1"], ["Y5", "G4"]],
-                     discard=["R3"], draw_pile=[])
+    game = make_game(
+        [["Y9", "G7"], ["G9", "B7"], ["B8", "Y1"], ["Y5", "G4"]], discard=["R3"], draw_pile=[]
+    )
     for seat in range(4):
         pass_turn(game, seat)
     assert _ranks(game) == {0: 1, 1: 1}

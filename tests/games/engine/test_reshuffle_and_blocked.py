@@ -1,5 +1,6 @@
 """An empty draw pile, short draws and blocked rounds (rule book: Special cases;
 CLARIFICATIONS: Drawing, End of round)."""
+
 from .helpers import (
     DRAW,
     PASS_TURN,
@@ -17,8 +18,11 @@ from .helpers import (
 
 
 def test_an_empty_draw_pile_is_remade_from_the_discard_pile_except_its_top_card():
-    game = make_game([["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
-                     discard=["G1", "B4", "R3"], draw_pile=[])
+    game = make_game(
+        [["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
+        discard=["G1", "B4", "R3"],
+        draw_pile=[],
+    )
     assert legal(game, 0) == {DRAW}
     events = draw(game, 0)
     v = public(game)
@@ -32,16 +36,22 @@ def test_an_empty_draw_pile_is_remade_from_the_discard_pile_except_its_top_card(
 
 def test_the_reshuffle_is_fixed_by_the_seed():
     def drawn(seed):
-        game = make_game([["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
-                         discard=["G1", "B4", "Y6", "B1", "G4", "R3"], draw_pile=[], seed=seed)
+        game = make_game(
+            [["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
+            discard=["G1", "B4", "Y6", "B1", "G4", "R3"],
+            draw_pile=[],
+            seed=seed,
+        )
         draw(game, 0)
         return hand(game, 0), game.to_dict()
+
     assert drawn(5) == drawn(5)
 
 
 def test_a_draw_two_with_too_few_cards_draws_only_what_there_is():
-    game = make_game([["RD2", "Y1"], ["G9", "B9"], ["B7", "Y4"], ["Y9", "G6"]],
-                     discard=["R3"], draw_pile=[])
+    game = make_game(
+        [["RD2", "Y1"], ["G9", "B9"], ["B7", "Y4"], ["Y9", "G6"]], discard=["R3"], draw_pile=[]
+    )
     play(game, 0, "RD2")
     assert hand(game, 1) == ["R3", "G9", "B9"]
     v = public(game)
@@ -51,16 +61,18 @@ def test_a_draw_two_with_too_few_cards_draws_only_what_there_is():
 
 
 def test_a_penalty_with_nothing_left_to_draw_gives_no_cards_and_still_costs_the_turn():
-    game = make_game([["WTD4", "Y1"], ["G9", "B9"], ["B7", "Y4"], ["Y9", "G6"]],
-                     discard=["R3"], draw_pile=[])
+    game = make_game(
+        [["WTD4", "Y1"], ["G9", "B9"], ["B7", "Y4"], ["Y9", "G6"]], discard=["R3"], draw_pile=[]
+    )
     play(game, 0, "WTD4", "G")
     assert sizes(game) == [1, 3, 2, 2]
     assert public(game)["turn"] == 2
 
 
 def test_a_player_who_cannot_play_or_draw_passes_and_the_next_player_goes_on():
-    game = make_game([["Y9", "G7"], ["R9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=[])
+    game = make_game(
+        [["Y9", "G7"], ["R9", "B9"], ["B7", "Y4"], ["Y1", "G6"]], discard=["R3"], draw_pile=[]
+    )
     pass_turn(game, 0)
     assert public(game)["turn"] == 1
     assert legal(game, 1) == plays("R9")
@@ -69,8 +81,12 @@ def test_a_player_who_cannot_play_or_draw_passes_and_the_next_player_goes_on():
 
 
 def _dead_table(**options):
-    return make_game([["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
-                     discard=["R3"], draw_pile=[], **options)
+    return make_game(
+        [["Y9", "G7"], ["G9", "B9"], ["B7", "Y4"], ["Y1", "G6"]],
+        discard=["R3"],
+        draw_pile=[],
+        **options,
+    )
 
 
 def test_the_round_is_blocked_when_every_seat_in_has_passed_in_a_row():
@@ -89,8 +105,7 @@ def test_the_round_is_blocked_when_every_seat_in_has_passed_in_a_row():
 
 
 def test_out_seats_are_not_waited_for_before_a_round_is_blocked():
-    game = make_game([["Y9", "G7"], [], ["B7", "Y4"], ["Y1", "G6"]], discard=["R3"],
-                     draw_pile=[])
+    game = make_game([["Y9", "G7"], [], ["B7", "Y4"], ["Y1", "G6"]], discard=["R3"], draw_pile=[])
     for seat in (0, 2, 3):
         assert public(game)["round_over"] is None
         pass_turn(game, seat)

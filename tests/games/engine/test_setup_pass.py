@@ -1,4 +1,5 @@
 """The secret setup pass (rule book: The setup pass; CLARIFICATIONS: Simultaneous choices)."""
+
 from collections import Counter
 
 import pytest
@@ -97,7 +98,9 @@ def test_all_exchanges_happen_at_once_when_the_last_seat_picks(players):
     for seat in range(players):
         pick(game, seat, picks[seat])
     for seat in range(players):
-        expected = Counter(dealt[seat]) - Counter([picks[seat]]) + Counter([picks[partner(seat, players)]])
+        expected = (
+            Counter(dealt[seat]) - Counter([picks[seat]]) + Counter([picks[partner(seat, players)]])
+        )
         assert Counter(hand(game, seat)) == expected
         assert hand(game, seat) == sort_hand(hand(game, seat))
         assert game.view(seat)["received"] == [picks[partner(seat, players)]]

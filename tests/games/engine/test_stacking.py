@@ -1,5 +1,6 @@
 """The Stack draw cards option (rule book: Options > Stack draw cards; CLARIFICATIONS:
 Stacking option)."""
+
 import pytest
 
 from .helpers import (
@@ -63,14 +64,17 @@ def test_taking_the_penalty_draws_the_whole_amount_and_loses_the_turn():
     assert v["turn"] == 3
 
 
-@pytest.mark.parametrize("action", [
-    {"type": "play", "card": "R5"},
-    {"type": "play", "card": "W", "color": "R"},
-    {"type": "play", "card": "WTP", "color": "R"},
-    {"type": "play", "card": "WTD4", "color": "R"},
-    {"type": "draw"},
-    {"type": "pass_turn"},
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "play", "card": "R5"},
+        {"type": "play", "card": "W", "color": "R"},
+        {"type": "play", "card": "WTP", "color": "R"},
+        {"type": "play", "card": "WTD4", "color": "R"},
+        {"type": "draw"},
+        {"type": "pass_turn"},
+    ],
+)
 def test_nothing_but_a_draw_two_or_taking_it_is_allowed_while_a_penalty_waits(action):
     game = _stack([["RD2", "Y1"], ["GD2", "R5", "W", "WTP", "WTD4"], ["G7"], ["Y4"]])
     play(game, 0, "RD2")

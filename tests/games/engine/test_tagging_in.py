@@ -1,4 +1,5 @@
 """Tagging back in (rule book: Tagging back in; CLARIFICATIONS: Drawing)."""
+
 import pytest
 
 from games.engine import events_for
@@ -21,8 +22,9 @@ from .helpers import (
 
 
 def _partner_out(own, draw_pile, discard=("R3",)):
-    return make_game([own, ["G9", "B9"], [], ["Y4", "G1"]], discard=list(discard),
-                     draw_pile=draw_pile)
+    return make_game(
+        [own, ["G9", "B9"], [], ["Y4", "G1"]], discard=list(discard), draw_pile=draw_pile
+    )
 
 
 def test_a_turn_draw_makes_the_player_hand_half_the_hand_to_the_out_partner():
@@ -75,8 +77,11 @@ def test_keeping_the_drawn_playable_card_means_it_must_still_be_played():
 
 
 def test_a_draw_two_victim_tags_the_out_partner_in_and_the_turn_moves_on_after_the_pass():
-    game = make_game([["RD2", "Y1"], ["G9", "B9", "Y8"], ["G7", "B7"], []], discard=["R3"],
-                     draw_pile=["G4", "B6", "Y7"])
+    game = make_game(
+        [["RD2", "Y1"], ["G9", "B9", "Y8"], ["G7", "B7"], []],
+        discard=["R3"],
+        draw_pile=["G4", "B6", "Y7"],
+    )
     play(game, 0, "RD2")
     assert hand(game, 1) == ["Y8", "G4", "G9", "B6", "B9"]
     assert game.view(1)["must_give"] == 2

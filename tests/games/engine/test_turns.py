@@ -1,4 +1,5 @@
 """A turn: what is playable, playing, drawing and passing (rule book: A turn)."""
+
 import pytest
 
 from games.engine import events_for
@@ -23,8 +24,12 @@ FILL = ["B9", "G7"]  # nothing in it plays on a red 3
 
 
 def _turn_position(own, top="R3", color=None, draw_pile=("G4", "B6"), discard_below=()):
-    return make_game([own, FILL, ["Y9", "B8"], ["G6", "B1"]],
-                     discard=list(discard_below) + [top], draw_pile=draw_pile, color=color)
+    return make_game(
+        [own, FILL, ["Y9", "B8"], ["G6", "B1"]],
+        discard=list(discard_below) + [top],
+        draw_pile=draw_pile,
+        color=color,
+    )
 
 
 def test_a_card_of_the_colour_in_play_is_playable():
@@ -158,7 +163,8 @@ def test_playing_a_card_puts_it_on_the_discard_and_sets_its_colour():
     assert hand(game, 0) == ["G4"]
     assert sizes(game) == [1, 2, 2, 2]
     assert {"type": "play", "seat": 0, "card": "Y3"}.items() <= next(
-        e for e in events if e["type"] == "play").items()
+        e for e in events if e["type"] == "play"
+    ).items()
 
 
 def test_play_goes_clockwise_from_seat_to_seat():
@@ -170,8 +176,9 @@ def test_play_goes_clockwise_from_seat_to_seat():
 
 
 def test_play_goes_counter_clockwise_when_the_direction_is_reversed():
-    game = make_game([["R1", "Y9"], ["R2", "Y8"], ["R4", "G8"], ["R6", "B8"]], discard=["R3"],
-                     direction=-1)
+    game = make_game(
+        [["R1", "Y9"], ["R2", "Y8"], ["R4", "G8"], ["R6", "B8"]], discard=["R3"], direction=-1
+    )
     play(game, 0, "R1")
     assert public(game)["turn"] == 3
 

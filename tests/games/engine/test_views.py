@@ -1,5 +1,6 @@
 """What each seat may see (rule book: What you can and cannot see, Watching a game;
 ENGINE_CONTRACT: Views)."""
+
 import json
 import random
 
@@ -18,9 +19,29 @@ from .helpers import (
     public,
 )
 
-SEAT_KEYS = {"seat", "players", "teams", "hand", "hand_sizes", "out", "departed", "discard",
-             "draw_pile_size", "color", "direction", "turn", "waiting_on", "penalty",
-             "must_give", "received", "round", "dealer", "scores", "round_over", "game_over"}
+SEAT_KEYS = {
+    "seat",
+    "players",
+    "teams",
+    "hand",
+    "hand_sizes",
+    "out",
+    "departed",
+    "discard",
+    "draw_pile_size",
+    "color",
+    "direction",
+    "turn",
+    "waiting_on",
+    "penalty",
+    "must_give",
+    "received",
+    "round",
+    "dealer",
+    "scores",
+    "round_over",
+    "game_over",
+}
 PRIVATE_KEYS = {"hand", "must_give", "received"}
 
 
@@ -48,8 +69,11 @@ def test_views_are_json_safe():
 
 
 def test_a_seat_sees_its_own_hand_in_hand_order_and_only_counts_for_the_others():
-    game = make_game([["B1", "R9", "W", "Y2P", "Y2", "RS"], ["G9"], ["B8", "Y9"], ["Y4"]],
-                     discard=["R3"], draw_pile=["B6"])
+    game = make_game(
+        [["B1", "R9", "W", "Y2P", "Y2", "RS"], ["G9"], ["B8", "Y9"], ["Y4"]],
+        discard=["R3"],
+        draw_pile=["B6"],
+    )
     v = game.view(0)
     assert v["hand"] == ["R9", "RS", "Y2", "Y2P", "B1", "W"]
     assert v["hand"] == sort_hand(v["hand"])
@@ -61,8 +85,16 @@ def test_a_seat_sees_its_own_hand_in_hand_order_and_only_counts_for_the_others()
 
 
 def test_the_public_parts_of_a_view_describe_the_table():
-    game = make_game([["B1"], [], ["B8", "Y9"], ["Y4"]], discard=["G1", "W"], color="Y",
-                     draw_pile=["B6", "G6"], direction=-1, dealer=2, scores=[5, 7], turn=3)
+    game = make_game(
+        [["B1"], [], ["B8", "Y9"], ["Y4"]],
+        discard=["G1", "W"],
+        color="Y",
+        draw_pile=["B6", "G6"],
+        direction=-1,
+        dealer=2,
+        scores=[5, 7],
+        turn=3,
+    )
     v = public(game)
     assert v["players"] == 4 and v["teams"] == 2
     assert v["out"] == [False, True, False, False]
@@ -88,8 +120,8 @@ def _hidden_shuffle(hands, draw_pile, keep, seed):
         if s == keep:
             new_hands.append(list(h))
         else:
-            new_hands.append(pool[:len(h)])
-            pool = pool[len(h):]
+            new_hands.append(pool[: len(h)])
+            pool = pool[len(h) :]
     return new_hands, pool
 
 
@@ -130,10 +162,8 @@ def test_a_seat_s_view_does_not_depend_on_the_other_team_s_setup_picks():
 
 
 def test_a_seat_does_not_see_its_partner_s_hand():
-    a = make_game([["R7", "Y1"], ["G9"], ["B8", "Y9"], ["Y4"]], discard=["R3"],
-                  draw_pile=["B6"])
-    b = make_game([["R7", "Y1"], ["G9"], ["G8", "WTD4"], ["Y4"]], discard=["R3"],
-                  draw_pile=["B6"])
+    a = make_game([["R7", "Y1"], ["G9"], ["B8", "Y9"], ["Y4"]], discard=["R3"], draw_pile=["B6"])
+    b = make_game([["R7", "Y1"], ["G9"], ["G8", "WTD4"], ["Y4"]], discard=["R3"], draw_pile=["B6"])
     assert a.view(0) == b.view(0)
 
 
@@ -156,8 +186,7 @@ def test_the_end_of_a_round_shows_every_hand_to_everyone():
 
 
 def test_the_spectator_view_never_names_a_card_in_a_hand_or_the_draw_pile():
-    game = make_game([["WTD4", "YS"], ["WTP"], ["B8P"], ["Y4"]], discard=["R3"],
-                     draw_pile=["GD2"])
+    game = make_game([["WTD4", "YS"], ["WTP"], ["B8P"], ["Y4"]], discard=["R3"], draw_pile=["GD2"])
     text = json.dumps(public(game))
     for code in ("WTD4", "YS", "WTP", "B8P", "Y4", "GD2"):
         assert f'"{code}"' not in text, code

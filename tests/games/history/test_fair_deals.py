@@ -43,8 +43,9 @@ def hand_row(game, round_number):
     for row in rows(game):
         for event in row.events:
             if event["type"] == "deal" and event["round"] == round_number:
-                hand = next(j for j, e in enumerate(row.events)
-                            if e["type"] == "hand" and e["seat"] == 1)
+                hand = next(
+                    j for j, e in enumerate(row.events) if e["type"] == "hand" and e["seat"] == 1
+                )
                 return row, hand
     raise AssertionError(f"no deal of round {round_number}")
 
@@ -68,8 +69,12 @@ def test_the_commitment_is_the_hmac_of_the_round_and_seed_keyed_by_the_secret():
     expected = hmac.new(secret.encode(), b"wct-deal:12:3:99", hashlib.sha256).hexdigest()
     assert fairness.commitment(12, 3, 99, secret) == expected
     # Every input changes it.
-    others = {fairness.commitment(13, 3, 99, secret), fairness.commitment(12, 4, 99, secret),
-              fairness.commitment(12, 3, 98, secret), fairness.commitment(12, 3, 99, "cd" * 32)}
+    others = {
+        fairness.commitment(13, 3, 99, secret),
+        fairness.commitment(12, 4, 99, secret),
+        fairness.commitment(12, 3, 98, secret),
+        fairness.commitment(12, 3, 99, "cd" * 32),
+    }
     assert expected not in others and len(others) == 4
 
 
@@ -85,8 +90,9 @@ def test_the_table_shows_each_deals_commitment_as_it_is_dealt(client, four):
         play_one(game)
         game.refresh_from_db()
     assert game.round == 2
-    resync = client.get(reverse("games:play", args=[game.pk]),
-                        headers={"HX-Request": "true"}).content.decode()
+    resync = client.get(
+        reverse("games:play", args=[game.pk]), headers={"HX-Request": "true"}
+    ).content.decode()
     second = fairness.commitment(game.pk, 2, game.seed, game.deal_secret)
     assert second in resync and first not in resync
 
@@ -103,9 +109,13 @@ def test_a_finished_game_of_several_rounds_verifies_from_its_revealed_seed(multi
     # Every dealt hand, every card drawn and every reshuffle was compared, not skipped.
     assert sum(r.hands for r in result.rounds) == sum(e["type"] == "hand" for e in stored)
     assert sum(r.draws for r in result.rounds) == sum(
-        len(e["cards"]) for e in stored if e["type"] == "drew")
-    assert sum(r.reshuffles for r in result.rounds) == sum(
-        e["type"] == "reshuffle" for e in stored) >= 1
+        len(e["cards"]) for e in stored if e["type"] == "drew"
+    )
+    assert (
+        sum(r.reshuffles for r in result.rounds)
+        == sum(e["type"] == "reshuffle" for e in stored)
+        >= 1
+    )
     assert all(r.commitment_ok and r.deal_ok for r in result.rounds)
 
 
@@ -146,8 +156,11 @@ def test_a_tampered_deal_or_draw_in_the_record_fails_its_round_only(multi):
     events[j]["cards"] = ["WTD4" if events[j]["cards"][0] != "WTD4" else "R0"]
     tamper(drew, events)
     result = fairness.verify_game(multi)
-    drawn_round = next(r for r in result.rounds if any(
-        f"Event #{drew.seq}: the cards seat" in p for p in r.problems))
+    drawn_round = next(
+        r
+        for r in result.rounds
+        if any(f"Event #{drew.seq}: the cards seat" in p for p in r.problems)
+    )
     assert drawn_round.round in result.failed_rounds
 
 
@@ -238,8 +251,10 @@ def test_the_export_reveals_the_secret_and_each_rounds_commitment(client, multi)
     # Anyone can recompute each from the export alone.
     for c in data["commitments"]:
         message = f"wct-deal:{data['game']}:{c['round']}:{data['seed']}".encode()
-        assert c["commitment"] == hmac.new(data["deal_secret"].encode(), message,
-                                           hashlib.sha256).hexdigest()
+        assert (
+            c["commitment"]
+            == hmac.new(data["deal_secret"].encode(), message, hashlib.sha256).hexdigest()
+        )
 
 
 def test_the_command_passes_whole_games_and_fails_a_tampered_one(multi, four, capsys):
@@ -270,9 +285,17 @@ def test_the_command_passes_whole_games_and_fails_a_tampered_one(multi, four, ca
 
 
 def _scan_urls(game, users):
-    names = [("games:play", True), ("history:replay", True), ("history:verify", True),
-             ("history:export", True), ("games:chat", True), ("history:mine", False),
-             ("games:mine", False), ("lobby:index", False), ("lobby:watch", False)]
+    names = [
+        ("games:play", True),
+        ("history:replay", True),
+        ("history:verify", True),
+        ("history:export", True),
+        ("games:chat", True),
+        ("history:mine", False),
+        ("games:mine", False),
+        ("lobby:index", False),
+        ("lobby:watch", False),
+    ]
     urls = []
     for name, with_game in names:
         try:
@@ -288,12 +311,20 @@ def _scan_urls(game, users):
 
 
 def _leaks(text, game):
-    return [what for what, value in (("seed", str(game.seed)), ("secret", game.deal_secret))
-            if value in text]
+    return [
+        what
+        for what, value in (("seed", str(game.seed)), ("secret", game.deal_secret))
+        if value in text
+    ]
 
 
 def test_nothing_shows_the_seed_or_secret_before_the_game_is_finished(
-    client, monkeypatch, django_capture_on_commit_callbacks, caplog, four, ed,
+    client,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+    caplog,
+    four,
+    ed,
 ):
     caplog.set_level(logging.DEBUG)
     recorder = Recorder()
@@ -332,8 +363,11 @@ def test_nothing_shows_the_seed_or_secret_before_the_game_is_finished(
     commitment = fairness.commitment(game.pk, game.round, game.seed, game.deal_secret)
     assert any(commitment in p for p in pushed)
     leaks += [("push", i, w) for i, p in enumerate(pushed) for w in _leaks(p, game)]
-    leaks += [("email", m.subject, w) for m in mail.outbox
-              for w in _leaks(m.subject + m.body + str(m.alternatives), game)]
+    leaks += [
+        ("email", m.subject, w)
+        for m in mail.outbox
+        for w in _leaks(m.subject + m.body + str(m.alternatives), game)
+    ]
     leaks += [("log", r.name, w) for r in caplog.records for w in _leaks(r.getMessage(), game)]
     assert scanned > 100
     assert not leaks, leaks[:5]
@@ -349,8 +383,9 @@ def test_nothing_shows_the_seed_or_secret_before_the_game_is_finished(
 def test_an_aborted_game_never_reveals_its_seed_or_secret(client, four):
     game = make_started_game(four, seed=LONG_SEED)
     play_until(game, 12)
-    moderation.abort_table(game.pk, make_user("mod", is_staff=True, is_superuser=True),
-                           "test abort")
+    moderation.abort_table(
+        game.pk, make_user("mod", is_staff=True, is_superuser=True), "test abort"
+    )
     game.refresh_from_db()
     client.force_login(four[0])
     response = get_verify(client, game, seed=game.seed, secret=game.deal_secret)

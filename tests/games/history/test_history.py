@@ -21,7 +21,11 @@ def my_team_result(game, seat):
     view = engine.Game.from_dict(game.snapshot.state).view(None)
     team = seat % (game.players // 2)
     ranks = dict(map(tuple, view["game_over"]["ranking"]))
-    return ("win" if view["game_over"]["winner"] == team else "loss"), ranks[team], view["scores"][team]
+    return (
+        ("win" if view["game_over"]["winner"] == team else "loss"),
+        ranks[team],
+        view["scores"][team],
+    )
 
 
 @pytest.fixture
@@ -35,8 +39,13 @@ def games(four, ed):
     aborted = make_started_game([ana, bo], bots=["easy"])
     Game.objects.filter(pk=aborted.pk).update(status=Game.Status.ABORTED)
     open_table = make_table(ana)
-    return {"finished4": finished4, "finished6": finished6, "running": running,
-            "aborted": aborted, "open": open_table}
+    return {
+        "finished4": finished4,
+        "finished6": finished6,
+        "running": running,
+        "aborted": aborted,
+        "open": open_table,
+    }
 
 
 def test_the_history_lists_started_games_with_date_mode_size_teams_result_rank_and_score(

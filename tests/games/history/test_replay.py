@@ -72,8 +72,9 @@ def test_steps_out_of_range_are_clamped_and_htmx_gets_only_the_frame(client, fou
     assert get(client, game, step=0).context["frame"]["step"] == 1
     assert get(client, game, step=10**6).context["frame"]["step"] == total
     assert get(client, game, step="x").context["frame"]["step"] == 1
-    fragment = client.get(reverse("history:replay", args=[game.pk]), {"step": 3},
-                          headers={"HX-Request": "true"}).content.decode()
+    fragment = client.get(
+        reverse("history:replay", args=[game.pk]), {"step": 3}, headers={"HX-Request": "true"}
+    ).content.decode()
     assert fragment.lstrip().startswith('<section id="replay"')
 
 
@@ -133,7 +134,7 @@ def test_the_public_replay_never_shows_a_hidden_card(client, four, ed):
         assert cards_in(html) <= knowable, step
         # The log is the table's describer's, for a reader without a seat.
         shown = [line["text"] for line in response.context["frame"]["log"]]
-        assert shown == [describe.describe(e, None, names, 4) for e in public][-replay.LOG_LINES:]
+        assert shown == [describe.describe(e, None, names, 4) for e in public][-replay.LOG_LINES :]
 
 
 def test_a_player_reads_their_own_moves_as_you_in_every_perspective(client, four):
@@ -168,8 +169,9 @@ def test_private_finished_tables_replay_only_for_their_players(client, four, ed)
 def test_an_aborted_game_replays_but_never_reveals_the_hands(client, four):
     game = make_started_game(four)
     play_until(game, 15)
-    moderation.abort_table(game.pk, make_user("mod", is_staff=True, is_superuser=True),
-                           "test abort")
+    moderation.abort_table(
+        game.pk, make_user("mod", is_staff=True, is_superuser=True), "test abort"
+    )
     client.force_login(four[0])
     assert get(client, game, seat=0).status_code == 200
     assert get(client, game, seat=1).status_code == 403
@@ -198,12 +200,23 @@ def test_the_export_holds_the_whole_log_and_replays_to_the_final_state(client, f
     # Each engine event with its move-log line, as a reader who did not play reads it.
     names = replay.seat_names(game)
     assert [e["lines"] for e in data["events"]] == [
-        [describe.describe(event, None, names, 4) for event in r.events] for r in event_rows]
-    assert all(line and not re.search(r"\byour?\b", line, re.I) for e in data["events"]
-               for line in e["lines"])
+        [describe.describe(event, None, names, 4) for event in r.events] for r in event_rows
+    ]
+    assert all(
+        line and not re.search(r"\byour?\b", line, re.I)
+        for e in data["events"]
+        for line in e["lines"]
+    )
 
-    state = engine.Game.new(engine.Options(**{k: data["options"][k] for k in (
-        "players", "stacking", "final_card_penalty", "target_score")}), data["seed"])
+    state = engine.Game.new(
+        engine.Options(
+            **{
+                k: data["options"][k]
+                for k in ("players", "stacking", "final_card_penalty", "target_score")
+            }
+        ),
+        data["seed"],
+    )
     for event in data["events"]:
         if event["action"] is not None:
             state.act(event["seat"], event["action"])
@@ -281,12 +294,17 @@ def test_the_followed_hand_is_drawn_as_card_faces_at_the_bottom_of_the_felt(clie
     client.force_login(four[0])
     # Half-way, or the last step before it at which seat 2 still holds cards (whatever the
     # deal: the seed depends on the tests that ran before).
-    step, hand = next((s, h) for s in range(len(event_rows) // 2, 0, -1)
-                      if (h := replay.state_at(game, event_rows, s).view(2)["hand"]))
+    step, hand = next(
+        (s, h)
+        for s in range(len(event_rows) // 2, 0, -1)
+        if (h := replay.state_at(game, event_rows, s).view(2)["hand"])
+    )
     html = fragment(client, game, step=step, seat=2).content.decode()
     assert 'data-me="2"' in html and 'data-followed="2"' in html
     section = re.search(r'<div class="replay-hand" data-seat="2">.*?</ul>', html, re.S).group(0)
-    faces = re.findall(r'<span class="card" role="img" aria-label="([^"]+)"><span class="face', section)
+    faces = re.findall(
+        r'<span class="card" role="img" aria-label="([^"]+)"><span class="face', section
+    )
     assert faces == [engine.card_name(c) for c in hand]
     assert html.count('class="replay-hand"') == 1
 
@@ -299,7 +317,9 @@ def test_bots_are_named_by_their_seat_and_seats_are_numbered_from_one(client, an
     assert "Bot (Hard)" not in html
     assert ">Seat 3: Bot 3 (Hard)</option>" in html and ">Seat 1: Ana (you)</option>" in html
     assert "Showing: view of seat 3." in html
-    assert "Seat 3: Bot 3 (Hard)" in re.search(r'<div class="replay-hand".*?</h2>', html, re.S).group(0)
+    assert "Seat 3: Bot 3 (Hard)" in re.search(
+        r'<div class="replay-hand".*?</h2>', html, re.S
+    ).group(0)
     assert '<span class="name">Bot 4 (Hard)</span>' in plate(html, 3)
     # The log's lines name the bots the same way.
     log = re.search(r'<ul class="log" id="replay-log">.*?</ul>', html, re.S).group(0)
@@ -316,7 +336,10 @@ def test_the_step_controls_are_links_that_keep_the_perspective(client, four):
     assert 'id="replay-prev" class="button step-link" href="?step=2&amp;seat=1"' in html
     assert 'id="replay-next" class="button step-link" href="?step=4&amp;seat=1"' in html
     assert f'id="replay-last" class="button step-link" href="?step={total}&amp;seat=1"' in html
-    assert f'id="replay-permalink" class="replay-permalink" href="http://testserver{path}?step=3&amp;seat=1"' in html
+    assert (
+        f'id="replay-permalink" class="replay-permalink" href="http://testserver{path}?step=3&amp;seat=1"'
+        in html
+    )
     jump = re.search(r'<form class="replay-jump".*?</form>', html, re.S).group(0)
     assert '<input type="hidden" name="seat" value="1">' in jump
     assert f'name="step" min="1" max="{total}" value="3"' in jump
@@ -336,11 +359,14 @@ def test_the_controls_draw_their_icons_instead_of_relying_on_a_fonts_glyphs(clie
         assert f'<symbol id="icon-{name}"' in html
     controls = re.search(r'<nav class="replay-controls".*?</nav>', html, re.S).group(0)
     text = re.sub(r"<[^>]+>", "", controls)
-    assert set(text) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .×\n"), (
-        set(text) - set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .×\n"))
+    assert set(text) <= set(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .×\n"
+    ), set(text) - set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .×\n")
 
 
-def test_a_player_following_their_seat_in_a_running_game_sees_no_card_they_did_not_know(client, four):
+def test_a_player_following_their_seat_in_a_running_game_sees_no_card_they_did_not_know(
+    client, four
+):
     game = make_started_game(four)
     play_until(game, 60)
     event_rows = rows(game)

@@ -47,8 +47,9 @@ def test_play_again_with_the_same_players_keeps_one_series_with_each_teams_wins(
     assert one["score"] == f"{ana_team}–{bo_team}"
     (bo_side,) = series.of_player(four[1], four[1])
     assert bo_side["score"] == f"{bo_team}–{ana_team}"
-    assert one["result"] == ("level" if ana_team == bo_team else
-                             "won" if ana_team > bo_team else "lost")
+    assert one["result"] == (
+        "level" if ana_team == bo_team else "won" if ana_team > bo_team else "lost"
+    )
     assert bo_side["teams"][0]["mine"] and bo_side["teams"][0]["players"] == ["Bo", "di"]
 
 
@@ -93,8 +94,12 @@ def test_the_history_page_and_the_profile_show_the_series(client, four):
     client.force_login(four[0])
 
     page = client.get(reverse("history:mine")).content.decode()
-    cells = {int(m.group(1)): m.group(2) for m in re.finditer(
-        r'<tr data-game="(\d+)">\s*<td>[^<]*</td>\s*<td>(.*?)</td>', page, re.S)}
+    cells = {
+        int(m.group(1)): m.group(2)
+        for m in re.finditer(
+            r'<tr data-game="(\d+)">\s*<td>[^<]*</td>\s*<td>(.*?)</td>', page, re.S
+        )
+    }
     assert "Series game 3 · " + f"{wins[0]}–{wins[1]}" in cells[third.pk]
     assert "Series game 1 · " in cells[first.pk]
     assert "series-tag" not in cells[lone.pk]

@@ -34,12 +34,13 @@ def verify_page(client, game, **params):
 def check_shown(response):
     """The verdict and the rounds' table, as the page shows them."""
     html = response.text
-    return (html.split('id="verify-verdict"', 1)[1].split("</p>", 1)[0],
-            html.split('id="verify-rounds"', 1)[1].split("</table>", 1)[0])
+    return (
+        html.split('id="verify-verdict"', 1)[1].split("</p>", 1)[0],
+        html.split('id="verify-rounds"', 1)[1].split("</table>", 1)[0],
+    )
 
 
-def test_viewing_a_finished_games_check_again_and_again_re_deals_it_once(client, four, ed,
-                                                                         deals):
+def test_viewing_a_finished_games_check_again_and_again_re_deals_it_once(client, four, ed, deals):
     game = finish(make_started_game(four, seed=20241, target_score=100))
     client.force_login(ed)
     first = verify_page(client, game)
@@ -61,7 +62,8 @@ def event_reads(queries):
 
 
 def test_a_second_view_reads_no_event_rows_until_the_game_moves_on(
-        client, four, django_assert_max_num_queries):
+    client, four, django_assert_max_num_queries
+):
     """Cached by the game's last event: a running game that moves on is never shown an
     older page (its new deal's commitment appears), one that does not is not read again."""
     game = make_started_game(four, seed=20241, target_score=100)
@@ -85,8 +87,7 @@ def test_checks_with_other_values_are_limited_per_person(client, four, ed, setti
     settings.VERIFY_RATE_LIMIT, settings.VERIFY_RATE_WINDOW = 3, 60
     game = finish(make_started_game(four))
     client.force_login(ed)
-    answers = [verify_page(client, game, seed=game.seed + n, secret="f" * 64)
-               for n in range(1, 6)]
+    answers = [verify_page(client, game, seed=game.seed + n, secret="f" * 64) for n in range(1, 6)]
 
     assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
     assert "Too many checks with other values: at most 3 in 60 seconds." in answers[3].text

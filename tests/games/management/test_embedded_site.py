@@ -23,8 +23,14 @@ def get(url):
 def test_the_embedded_site_is_ready_once_its_own_worker_and_beat_have_beaten(embedded_env):  # noqa: F811
     env = {**embedded_env, "HEARTBEAT_SECONDS": "1"}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    site = subprocess.Popen([sys.executable, "manage.py", "runsite", "--port", "0"], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    site = subprocess.Popen(
+        [sys.executable, "manage.py", "runsite", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         address = site.stdout.readline().strip().rsplit(" ", 1)[1].rstrip("/")
         assert get(address + "/healthz") == (200, "ok\n")
@@ -32,13 +38,16 @@ def test_the_embedded_site_is_ready_once_its_own_worker_and_beat_have_beaten(emb
         while (answer := get(address + "/readyz"))[0] != 200:
             assert time.monotonic() < deadline, f"never ready: {answer}"
             time.sleep(0.2)
-        assert json.loads(answer[1]) == {"ready": True, "checks": {
-            "database": "ok", "channel_layer": "ok", "worker": "ok", "beat": "ok"}}
+        assert json.loads(answer[1]) == {
+            "ready": True,
+            "checks": {"database": "ok", "channel_layer": "ok", "worker": "ok", "beat": "ok"},
+        }
 
         status, text = get(address + "/metrics")
         assert status == 200
-        assert ('wct_celery_task_seconds_count{state="SUCCESS",task="config.celery.heartbeat"}'
-                in text), text[-3000:]
+        assert (
+            'wct_celery_task_seconds_count{state="SUCCESS",task="config.celery.heartbeat"}' in text
+        ), text[-3000:]
     finally:
         site.terminate()
         site.wait(timeout=30)

@@ -14,16 +14,24 @@ from tests.conftest import make_started_game, make_user
 
 pytestmark = pytest.mark.django_db
 
-KEPT_BY_THE_GAME = ["clocks", "presence", "stand_ins", "timeouts", "wake_at", "countdown_at",
-                    "invite_token"]
+KEPT_BY_THE_GAME = [
+    "clocks",
+    "presence",
+    "stand_ins",
+    "timeouts",
+    "wake_at",
+    "countdown_at",
+    "invite_token",
+]
 
 
 @pytest.fixture
 def mod(db):
     """Staff with every permission on games, as a superuser-made moderator group might."""
     user = make_user("mod", is_staff=True)
-    user.user_permissions.add(*Permission.objects.filter(
-        content_type__app_label="games", codename__endswith="_game"))
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="games", codename__endswith="_game")
+    )
     return user
 
 
@@ -38,8 +46,7 @@ def form_inputs(page):
     return set(re.findall(r'<(?:input|select|textarea)[^>]*name="([a-z_]+)"', page))
 
 
-def test_a_running_game_shows_what_the_game_keeps_but_offers_none_of_it_to_edit(four,
-                                                                               admin_client):
+def test_a_running_game_shows_what_the_game_keeps_but_offers_none_of_it_to_edit(four, admin_client):
     game = make_started_game(four)
     response = admin_client.get(reverse("admin:games_game_change", args=[game.pk]))
     assert response.status_code == 200
@@ -49,11 +56,13 @@ def test_a_running_game_shows_what_the_game_keeps_but_offers_none_of_it_to_edit(
     assert editable <= {"csrfmiddlewaretoken"}, editable
 
 
-def test_an_open_table_keeps_its_invite_token_read_only_but_its_options_editable(four,
-                                                                               admin_client):
+def test_an_open_table_keeps_its_invite_token_read_only_but_its_options_editable(
+    four, admin_client
+):
     game = Game.objects.create(host=four[0], players=4)
     editable = form_inputs(
-        admin_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode())
+        admin_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    )
     assert "invite_token" not in editable and {"rated", "pace", "reason"} <= editable
     # The seat count and the host are the lobby's: it made the seats.
     assert not editable & {"players", "host"}
@@ -77,13 +86,18 @@ def test_a_finished_game_is_a_record_shown_and_never_changed(four, admin_client,
 def test_no_game_is_added_or_deleted_through_the_admin(four, admin_client):
     game = make_started_game(four)
     assert admin_client.get(reverse("admin:games_game_add")).status_code == 403
-    assert admin_client.post(reverse("admin:games_game_delete", args=[game.pk]),
-                             {"post": "yes"}).status_code == 403
+    assert (
+        admin_client.post(
+            reverse("admin:games_game_delete", args=[game.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )
     changelist = admin_client.get(reverse("admin:games_game_changelist")).content.decode()
     assert "delete_selected" not in changelist and "abort_tables" in changelist
-    response = admin_client.post(reverse("admin:games_game_changelist"),
-                                 {"action": "delete_selected", "_selected_action": [game.pk],
-                                  "post": "yes"})
+    response = admin_client.post(
+        reverse("admin:games_game_changelist"),
+        {"action": "delete_selected", "_selected_action": [game.pk], "post": "yes"},
+    )
     assert Game.objects.filter(pk=game.pk).exists()
     assert response.status_code in (200, 302)
 
@@ -99,10 +113,12 @@ def test_seat_actions_are_offered_and_taken_only_at_a_live_table(four, admin_cli
     url = reverse("admin:games_game_moderate", args=[ended.pk])
     assert admin_client.get(url).status_code == 403
     seat = ended.seats.get(number=1)
-    response = admin_client.post(url, {"what": "bot", "seat": 1, "level": "normal",
-                                       "reason": "troll"})
+    response = admin_client.post(
+        url, {"what": "bot", "seat": 1, "level": "normal", "reason": "troll"}
+    )
     assert response.status_code == 403
     seat.refresh_from_db()
     assert seat.user_id is not None
-    assert admin_client.get(
-        reverse("admin:games_game_moderate", args=[running.pk])).status_code == 200
+    assert (
+        admin_client.get(reverse("admin:games_game_moderate", args=[running.pk])).status_code == 200
+    )

@@ -39,8 +39,12 @@ def assert_moderator_event(event, mod, what, reason, seat=None):
     assert event.user == mod and event.action is None and event.seat == seat
     public, note = event.events
     assert public == {**public, "type": "moderator", "action": what, "visible_to": None}
-    assert note == {"type": "moderator_note", "reason": reason, "moderator": "mod",
-                    "visible_to": []}
+    assert note == {
+        "type": "moderator_note",
+        "reason": reason,
+        "moderator": "mod",
+        "visible_to": [],
+    }
 
 
 # --- The actions ----------------------------------------------------------------------
@@ -149,8 +153,9 @@ def test_a_table_a_moderator_acted_on_before_its_start_deals_and_replays(ana, bo
     play_until(game, 6)
 
     game.refresh_from_db()
-    assert list(GameEvent.objects.filter(game=game).order_by("seq").values_list("kind", flat=True)[:2]) == [
-        "moderator", "deal"]
+    assert list(
+        GameEvent.objects.filter(game=game).order_by("seq").values_list("kind", flat=True)[:2]
+    ) == ["moderator", "deal"]
     assert game.last_seq == 6 and game.snapshot.seq == 6
     assert store.replay(game).to_dict() == game.snapshot.state
 
@@ -194,7 +199,9 @@ def test_a_ban_records_an_audit_row_and_hands_every_running_seat_to_a_bot(four, 
     assert not Seat.objects.filter(user=bo).exists()
     for game in (running, other):
         event = last_event(game)
-        assert event.actor == "moderator" and event.events[1]["reason"] == "account banned: cheating"
+        assert (
+            event.actor == "moderator" and event.events[1]["reason"] == "account banned: cheating"
+        )
         assert Seat.objects.get(game=game, number=event.seat).bot_level == "normal"
     assert Seat.objects.get(game=waiting, number=1).is_empty
 
@@ -216,7 +223,9 @@ def test_lifting_a_ban_is_audited_too(ana, mod):
     ana.refresh_from_db()
     assert ana.restriction() is None
     assert list(AccountAudit.objects.filter(user=ana).values_list("action", flat=True)) == [
-        "lift", "ban"]
+        "lift",
+        "ban",
+    ]
 
 
 # --- A banned user cannot log in, join or act -----------------------------------------
@@ -313,8 +322,9 @@ def test_the_admin_seat_form_replaces_a_player_by_a_bot_or_removes_them(client, 
     assert Seat.objects.get(game=game, number=3).bot_level == "easy"
     client.post(url, {"what": "remove", "seat": 1, "level": "normal", "reason": "abuse"})
     assert Seat.objects.get(game=game, number=1).user is None
-    kinds = list(GameEvent.objects.filter(game=game, actor="moderator")
-                 .values_list("events", flat=True))
+    kinds = list(
+        GameEvent.objects.filter(game=game, actor="moderator").values_list("events", flat=True)
+    )
     assert [e[0]["action"] for e in kinds] == ["bot", "remove"]
 
 
@@ -323,10 +333,25 @@ def test_the_admin_ban_and_suspend_actions_write_audit_rows_shown_on_the_account
 ):
     client.force_login(mod)
     url = reverse("admin:accounts_user_changelist")
-    client.post(url, {"action": "ban_accounts", ACTION_CHECKBOX_NAME: [ana.pk], "apply": "Ban",
-                      "reason": "cheating"})
-    client.post(url, {"action": "suspend_accounts", ACTION_CHECKBOX_NAME: [bo.pk],
-                      "apply": "Suspend", "reason": "spam", "days": 3})
+    client.post(
+        url,
+        {
+            "action": "ban_accounts",
+            ACTION_CHECKBOX_NAME: [ana.pk],
+            "apply": "Ban",
+            "reason": "cheating",
+        },
+    )
+    client.post(
+        url,
+        {
+            "action": "suspend_accounts",
+            ACTION_CHECKBOX_NAME: [bo.pk],
+            "apply": "Suspend",
+            "reason": "spam",
+            "days": 3,
+        },
+    )
     ana.refresh_from_db()
     bo.refresh_from_db()
     assert ana.restriction() == "banned" and bo.restriction() == "suspended"
@@ -348,13 +373,19 @@ def test_a_player_reports_a_player_and_it_shows_in_the_admin_with_the_game(clien
     assert response.status_code == 302
     report = Report.objects.get()
     assert (report.game, report.reporter, report.reported, report.reason) == (
-        game, four[0], four[1], "abuse")
+        game,
+        four[0],
+        four[1],
+        "abuse",
+    )
 
     client.force_login(mod)
     page = client.get(reverse("admin:lobby_report_changelist")).content.decode()
     assert reverse("admin:games_game_change", args=[game.pk]) in page
-    client.post(reverse("admin:lobby_report_changelist"),
-                {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]})
+    client.post(
+        reverse("admin:lobby_report_changelist"),
+        {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
+    )
     report.refresh_from_db()
     assert report.resolved_by == mod
 
@@ -372,8 +403,10 @@ def test_a_report_about_the_table_itself_and_only_about_its_players(client, four
 def test_private_tables_cannot_be_reported_by_outsiders(client, four, ed):
     game = make_started_game(four, private=True)
     client.force_login(ed)
-    assert client.post(reverse("history:report", args=[game.pk]),
-                       {"reason": "other"}).status_code == 404
+    assert (
+        client.post(reverse("history:report", args=[game.pk]), {"reason": "other"}).status_code
+        == 404
+    )
 
 
 # --- Non-staff reach none of it --------------------------------------------------------
@@ -398,14 +431,18 @@ def test_players_reach_no_moderation_page_or_action(client, four, ed):
     for url in urls:
         response = client.get(url)
         assert response.status_code == 302 and "/admin/login/" in response["Location"], url
-    client.post(reverse("admin:games_game_changelist"),
-                {"action": "abort_tables", ACTION_CHECKBOX_NAME: [game.pk], "apply": "1",
-                 "reason": "x"})
-    client.post(reverse("admin:games_game_moderate", args=[game.pk]),
-                {"what": "bot", "seat": 1, "level": "easy", "reason": "x"})
-    client.post(reverse("admin:accounts_user_changelist"),
-                {"action": "ban_accounts", ACTION_CHECKBOX_NAME: [ana.pk], "apply": "1",
-                 "reason": "x"})
+    client.post(
+        reverse("admin:games_game_changelist"),
+        {"action": "abort_tables", ACTION_CHECKBOX_NAME: [game.pk], "apply": "1", "reason": "x"},
+    )
+    client.post(
+        reverse("admin:games_game_moderate", args=[game.pk]),
+        {"what": "bot", "seat": 1, "level": "easy", "reason": "x"},
+    )
+    client.post(
+        reverse("admin:accounts_user_changelist"),
+        {"action": "ban_accounts", ACTION_CHECKBOX_NAME: [ana.pk], "apply": "1", "reason": "x"},
+    )
     game.refresh_from_db()
     ana.refresh_from_db()
     assert game.status == Game.Status.ACTIVE and Seat.objects.get(game=game, number=1).user

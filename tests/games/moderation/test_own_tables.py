@@ -41,8 +41,11 @@ def text(response):
 
 
 def post_action(client, url, action, pks, **data):
-    return client.post(url, {"action": action, ACTION_CHECKBOX_NAME: pks, "apply": "Go",
-                             "reason": "because", **data}, follow=True)
+    return client.post(
+        url,
+        {"action": action, ACTION_CHECKBOX_NAME: pks, "apply": "Go", "reason": "because", **data},
+        follow=True,
+    )
 
 
 # --- A dealt game's options -------------------------------------------------------------
@@ -54,8 +57,9 @@ def test_a_running_casual_game_cannot_be_made_rated_in_the_admin(client, four, b
     url = reverse("admin:games_game_change", args=[game.pk])
     page = client.get(url)
     assert 'name="rated"' not in text(page)
-    response = client.post(url, {"rated": "on", "private": "", "spectators": "on",
-                                 "reason": "promote it"})
+    response = client.post(
+        url, {"rated": "on", "private": "", "spectators": "on", "reason": "promote it"}
+    )
     assert response.status_code == 403
     game.refresh_from_db()
     assert (game.rated, game.spectators) == (False, False)
@@ -63,14 +67,21 @@ def test_a_running_casual_game_cannot_be_made_rated_in_the_admin(client, four, b
 
 
 def test_an_open_tables_options_change_with_a_reason_and_the_change_is_in_its_log(
-        client, ana, boss):
+    client, ana, boss
+):
     game = make_table(ana, rated=False, spectators=False)
     client.force_login(boss)
     url = reverse("admin:games_game_change", args=[game.pk])
-    form = {"pace": game.pace, "move_seconds": game.move_seconds,
-            "turn_hours": game.turn_hours, "missed_deadline": game.missed_deadline,
-            "final_card_penalty": "on", "spectators": "on",
-            "seats-TOTAL_FORMS": 0, "seats-INITIAL_FORMS": 0}
+    form = {
+        "pace": game.pace,
+        "move_seconds": game.move_seconds,
+        "turn_hours": game.turn_hours,
+        "missed_deadline": game.missed_deadline,
+        "final_card_penalty": "on",
+        "spectators": "on",
+        "seats-TOTAL_FORMS": 0,
+        "seats-INITIAL_FORMS": 0,
+    }
     refused = client.post(url, form)
     assert refused.status_code == 200 and "This field is required" in text(refused)
     assert Game.objects.get(pk=game.pk).spectators is False
@@ -81,7 +92,8 @@ def test_an_open_tables_options_change_with_a_reason_and_the_change_is_in_its_lo
     assert (game.spectators, game.rated) == (True, False)
     (event,) = moderator_events(game)
     assert event.events[0]["action"] == "options" and event.events[0]["options"] == {
-        "spectators": True}
+        "spectators": True
+    }
     assert event.events[1]["reason"] == "the players asked for spectators"
     with pytest.raises(moderation.ModerationError, match="casual, not rated"):
         moderation.change_options(game.pk, boss, {"rated": True}, "why not")
@@ -90,26 +102,26 @@ def test_an_open_tables_options_change_with_a_reason_and_the_change_is_in_its_lo
 # --- A seated moderator -----------------------------------------------------------------
 
 
-def test_a_seated_moderator_cannot_hand_his_opponents_seat_to_a_bot(client, seated_mod, bo, cy,
-                                                                   di):
+def test_a_seated_moderator_cannot_hand_his_opponents_seat_to_a_bot(client, seated_mod, bo, cy, di):
     game = make_started_game([seated_mod, bo, cy, di])
     client.force_login(seated_mod)
-    response = client.post(reverse("admin:games_game_moderate", args=[game.pk]),
-                           {"what": "bot", "seat": 1, "level": "hard", "reason": "slow"})
+    response = client.post(
+        reverse("admin:games_game_moderate", args=[game.pk]),
+        {"what": "bot", "seat": 1, "level": "hard", "reason": "slow"},
+    )
     assert response.status_code == 200
-    assert f"You hold a seat at table {game.pk}: another moderator must act there" in text(
-        response)
+    assert f"You hold a seat at table {game.pk}: another moderator must act there" in text(response)
     assert Seat.objects.get(game=game, number=1).user == bo
     assert not moderator_events(game)
 
 
-def test_a_seated_moderator_cannot_abort_or_change_his_own_table(client, seated_mod, bo, cy,
-                                                                ed):
+def test_a_seated_moderator_cannot_abort_or_change_his_own_table(client, seated_mod, bo, cy, ed):
     running = make_started_game([seated_mod, bo, cy])
     waiting = make_table(seated_mod)
     client.force_login(seated_mod)
-    response = post_action(client, reverse("admin:games_game_changelist"), "abort_tables",
-                           [running.pk])
+    response = post_action(
+        client, reverse("admin:games_game_changelist"), "abort_tables", [running.pk]
+    )
     assert "another moderator must act there" in text(response)
     assert Game.objects.get(pk=running.pk).status == Game.Status.ACTIVE
     # His own open table's page is shown, not editable.
@@ -120,34 +132,41 @@ def test_a_seated_moderator_cannot_abort_or_change_his_own_table(client, seated_
 
 
 def test_a_seated_moderator_cannot_hide_a_line_or_resolve_a_report_at_his_table(
-        client, seated_mod, bo, cy):
+    client, seated_mod, bo, cy
+):
     game = make_started_game([seated_mod, bo, cy])
     line = chat.send(game.pk, bo, "a fair complaint about mod", "k1")[0]
     report = Report.objects.create(game=game, reporter=bo, reported=seated_mod, reason="abuse")
     client.force_login(seated_mod)
-    hide = post_action(client, reverse("admin:games_chatmessage_changelist"), "hide_messages",
-                       [line.pk])
+    hide = post_action(
+        client, reverse("admin:games_chatmessage_changelist"), "hide_messages", [line.pk]
+    )
     assert "another moderator must act there" in text(hide)
-    resolve = client.post(reverse("admin:lobby_report_changelist"),
-                          {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
-                          follow=True)
+    resolve = client.post(
+        reverse("admin:lobby_report_changelist"),
+        {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
+        follow=True,
+    )
     assert "another moderator must act there" in text(resolve)
     assert ChatMessage.objects.get(pk=line.pk).hidden_at is None
     assert Report.objects.get(pk=report.pk).resolved_at is None
-    assert client.post(reverse("admin:lobby_report_change", args=[report.pk]),
-                       {"note": "nothing to see"}).status_code == 403
+    assert (
+        client.post(
+            reverse("admin:lobby_report_change", args=[report.pk]), {"note": "nothing to see"}
+        ).status_code
+        == 403
+    )
 
 
 def test_a_seated_moderator_cannot_ban_or_mute_an_opponent_at_his_live_table(
-        client, seated_mod, bo, cy):
+    client, seated_mod, bo, cy
+):
     game = make_started_game([seated_mod, bo, cy])
     line = chat.send(game.pk, bo, "hello", "k1")[0]
     client.force_login(seated_mod)
-    ban = post_action(client, reverse("admin:accounts_user_changelist"), "ban_accounts",
-                      [bo.pk])
+    ban = post_action(client, reverse("admin:accounts_user_changelist"), "ban_accounts", [bo.pk])
     assert f"are both seated at table {game.pk}: another moderator must act" in text(ban)
-    post_action(client, reverse("admin:games_chatmessage_changelist"), "mute_authors",
-                [line.pk])
+    post_action(client, reverse("admin:games_chatmessage_changelist"), "mute_authors", [line.pk])
     bo.refresh_from_db()
     assert bo.restriction() is None and not AccountAudit.objects.exists()
     assert not ChatMute.objects.exists()
@@ -179,19 +198,22 @@ def test_hiding_showing_and_muting_at_a_running_table_are_in_its_log(client, bos
 
 
 def test_a_bot_whose_move_was_pending_moves_after_a_moderator_event(
-        client, boss, ana, bo, cy, monkeypatch, django_capture_on_commit_callbacks):
+    client, boss, ana, bo, cy, monkeypatch, django_capture_on_commit_callbacks
+):
     """A moderator's event moves the table's sequence on: the bot's move, sent for the
     position before it, is sent again for the new one instead of waiting for the sweep."""
     game = make_started_game([ana, bo, cy])  # a bot at seat 3, its setup pass pending
     assert 3 in Game.objects.get(pk=game.pk).waiting_on
     line = chat.send(game.pk, bo, "rude words", "k1")[0]
     sent = []
-    monkeypatch.setattr(effects, "task_on_commit", lambda name, *args, **options: (
-        sent.append((name, *args))))
+    monkeypatch.setattr(
+        effects, "task_on_commit", lambda name, *args, **options: sent.append((name, *args))
+    )
     client.force_login(boss)
     with django_capture_on_commit_callbacks(execute=True):
-        post_action(client, reverse("admin:games_chatmessage_changelist"), "hide_messages",
-                    [line.pk])
+        post_action(
+            client, reverse("admin:games_chatmessage_changelist"), "hide_messages", [line.pk]
+        )
     game.refresh_from_db()
     assert ("games.tasks.play_bot", game.pk, 3, game.last_seq) in sent
     assert tasks.play_bot(game.pk, 3, game.last_seq) == "played"
@@ -199,11 +221,14 @@ def test_a_bot_whose_move_was_pending_moves_after_a_moderator_event(
 
 def test_a_resolved_report_is_in_its_tables_log_for_staff_only(client, boss, four):
     game = make_started_game(four, spectators=True)
-    report = Report.objects.create(game=game, reporter=four[0], reported=four[1],
-                                   reason="abuse", note="warned by email")
+    report = Report.objects.create(
+        game=game, reporter=four[0], reported=four[1], reason="abuse", note="warned by email"
+    )
     client.force_login(boss)
-    client.post(reverse("admin:lobby_report_changelist"),
-                {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]})
+    client.post(
+        reverse("admin:lobby_report_changelist"),
+        {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
+    )
     assert Report.objects.get(pk=report.pk).resolved_by == boss
 
     (event,) = moderator_events(game)
@@ -225,17 +250,27 @@ def test_moderation_at_a_game_that_is_over_is_in_the_admins_record_of_it(client,
     report = Report.objects.create(game=game, reporter=four[0], reason="other")
     last_seq = Game.objects.get(pk=game.pk).last_seq
     client.force_login(boss)
-    post_action(client, reverse("admin:games_chatmessage_changelist"), "hide_messages",
-                [line.pk], reason="insults")
-    client.post(reverse("admin:lobby_report_changelist"),
-                {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]})
+    post_action(
+        client,
+        reverse("admin:games_chatmessage_changelist"),
+        "hide_messages",
+        [line.pk],
+        reason="insults",
+    )
+    client.post(
+        reverse("admin:lobby_report_changelist"),
+        {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
+    )
 
     # The event log stays as the game ended (its replay and export read it) ...
     assert Game.objects.get(pk=game.pk).last_seq == last_seq
     assert len(moderator_events(game)) == 1
     # ... and the admin's record of the game has both, shown on its event log page.
-    entries = list(LogEntry.objects.filter(object_id=str(game.pk)).order_by("pk")
-                   .values_list("change_message", flat=True))
+    entries = list(
+        LogEntry.objects.filter(object_id=str(game.pk))
+        .order_by("pk")
+        .values_list("change_message", flat=True)
+    )
     assert len(entries) == 2
     assert re.match(r"Moderation: hide \(message \d+, player Bo\)\. Reason: insults", entries[0])
     assert entries[1].startswith(f"Moderation: report (report {report.pk})")

@@ -53,8 +53,11 @@ def line(game, four):
 
 def post_action(client, url, action, pks, **data):
     """The action's second post, with its reason: what the intermediate page sends."""
-    return client.post(url, {"action": action, ACTION_CHECKBOX_NAME: pks, "apply": "Go",
-                             "reason": "because", **data}, follow=True)
+    return client.post(
+        url,
+        {"action": action, ACTION_CHECKBOX_NAME: pks, "apply": "Go", "reason": "because", **data},
+        follow=True,
+    )
 
 
 def assert_refused(response):
@@ -66,10 +69,14 @@ def test_a_view_only_staff_member_is_offered_no_moderation_action(client, viewer
     client.force_login(viewer)
     for url, actions in [
         (reverse("admin:games_game_changelist"), ["abort_tables"]),
-        (reverse("admin:accounts_user_changelist"),
-         ["suspend_accounts", "ban_accounts", "lift_restrictions"]),
-        (reverse("admin:games_chatmessage_changelist"),
-         ["hide_messages", "show_messages", "mute_authors"]),
+        (
+            reverse("admin:accounts_user_changelist"),
+            ["suspend_accounts", "ban_accounts", "lift_restrictions"],
+        ),
+        (
+            reverse("admin:games_chatmessage_changelist"),
+            ["hide_messages", "show_messages", "mute_authors"],
+        ),
         (reverse("admin:games_chatmute_changelist"), ["unmute"]),
         (reverse("admin:lobby_report_changelist"), ["mark_resolved"]),
     ]:
@@ -81,8 +88,9 @@ def test_a_view_only_staff_member_is_offered_no_moderation_action(client, viewer
 
 def test_a_view_only_staff_member_cannot_abort_a_table(client, viewer, game):
     client.force_login(viewer)
-    response = post_action(client, reverse("admin:games_game_changelist"), "abort_tables",
-                           [game.pk])
+    response = post_action(
+        client, reverse("admin:games_game_changelist"), "abort_tables", [game.pk]
+    )
     assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
     assert not GameEvent.objects.filter(actor="moderator").exists()
     assert_refused(response)
@@ -92,9 +100,11 @@ def test_a_view_only_staff_member_cannot_ban_suspend_or_lift(client, viewer, bos
     moderation.ban(cy, boss, "cheating")
     client.force_login(viewer)
     url = reverse("admin:accounts_user_changelist")
-    responses = [post_action(client, url, "ban_accounts", [ana.pk]),
-                 post_action(client, url, "suspend_accounts", [bo.pk], days=3),
-                 post_action(client, url, "lift_restrictions", [cy.pk])]
+    responses = [
+        post_action(client, url, "ban_accounts", [ana.pk]),
+        post_action(client, url, "suspend_accounts", [bo.pk], days=3),
+        post_action(client, url, "lift_restrictions", [cy.pk]),
+    ]
     for user in (ana, bo, cy):
         user.refresh_from_db()
     assert (ana.restriction(), bo.restriction(), cy.restriction()) == (None, None, "banned")
@@ -104,14 +114,21 @@ def test_a_view_only_staff_member_cannot_ban_suspend_or_lift(client, viewer, bos
 
 
 def test_a_view_only_staff_member_cannot_hide_a_line_or_mute_and_unmute(
-        client, viewer, boss, line, cy):
+    client, viewer, boss, line, cy
+):
     chat_moderation.mute(cy, boss, "spam")
     client.force_login(viewer)
     url = reverse("admin:games_chatmessage_changelist")
-    responses = [post_action(client, url, "hide_messages", [line.pk]),
-                 post_action(client, url, "mute_authors", [line.pk]),
-                 post_action(client, reverse("admin:games_chatmute_changelist"), "unmute",
-                             [ChatMute.objects.get(user=cy).pk])]
+    responses = [
+        post_action(client, url, "hide_messages", [line.pk]),
+        post_action(client, url, "mute_authors", [line.pk]),
+        post_action(
+            client,
+            reverse("admin:games_chatmute_changelist"),
+            "unmute",
+            [ChatMute.objects.get(user=cy).pk],
+        ),
+    ]
     assert ChatMessage.objects.get(pk=line.pk).hidden_at is None
     assert list(ChatMute.objects.values_list("user", flat=True)) == [cy.pk]
     assert list(ChatModeration.objects.values_list("action", flat=True)) == ["mute"]
@@ -122,16 +139,19 @@ def test_a_view_only_staff_member_cannot_hide_a_line_or_mute_and_unmute(
 def test_a_view_only_staff_member_cannot_resolve_a_report(client, viewer, game, ana):
     report = Report.objects.create(game=game, reporter=ana, reason="other")
     client.force_login(viewer)
-    response = client.post(reverse("admin:lobby_report_changelist"),
-                           {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
-                           follow=True)
+    response = client.post(
+        reverse("admin:lobby_report_changelist"),
+        {"action": "mark_resolved", ACTION_CHECKBOX_NAME: [report.pk]},
+        follow=True,
+    )
     report.refresh_from_db()
     assert (report.resolved_at, report.resolved_by) == (None, None)
     assert_refused(response)
 
 
 def test_the_moderation_functions_refuse_a_view_only_staff_member_whoever_calls_them(
-        viewer, boss, game, line, four, ed):
+    viewer, boss, game, line, four, ed
+):
     ana, bo, cy, di = four
     report = Report.objects.create(game=game, reporter=ana, reason="other")
     chat_moderation.mute(cy, boss, "spam")
@@ -168,16 +188,20 @@ def test_each_permission_allows_its_own_actions_only(client, game, line, ana, ed
     account_mod = staff_with("accountmod", "ban_user")
 
     client.force_login(chat_mod)
-    post_action(client, reverse("admin:games_chatmessage_changelist"), "hide_messages",
-                [line.pk])
-    assert_refused(post_action(client, reverse("admin:accounts_user_changelist"),
-                               "ban_accounts", [ed.pk]))
+    post_action(client, reverse("admin:games_chatmessage_changelist"), "hide_messages", [line.pk])
+    assert_refused(
+        post_action(client, reverse("admin:accounts_user_changelist"), "ban_accounts", [ed.pk])
+    )
     client.force_login(account_mod)
     post_action(client, reverse("admin:accounts_user_changelist"), "ban_accounts", [ed.pk])
-    assert_refused(post_action(client, reverse("admin:games_chatmessage_changelist"),
-                               "show_messages", [line.pk]))
-    assert_refused(post_action(client, reverse("admin:games_game_changelist"),
-                               "abort_tables", [game.pk]))
+    assert_refused(
+        post_action(
+            client, reverse("admin:games_chatmessage_changelist"), "show_messages", [line.pk]
+        )
+    )
+    assert_refused(
+        post_action(client, reverse("admin:games_game_changelist"), "abort_tables", [game.pk])
+    )
 
     ed.refresh_from_db()
     assert ed.restriction() == "banned"

@@ -15,9 +15,10 @@ pytestmark = pytest.mark.django_db
 
 
 def report(client, game, reported=None, reason="abuse", text="rude"):
-    return client.post(reverse("history:report", args=[game.pk]),
-                       {"reported": reported.pk if reported else "", "reason": reason,
-                        "text": text})
+    return client.post(
+        reverse("history:report", args=[game.pk]),
+        {"reported": reported.pk if reported else "", "reason": reason, "text": text},
+    )
 
 
 def test_fifteen_reports_in_a_row_about_one_table_store_one_per_player(client, four):
@@ -25,17 +26,22 @@ def test_fifteen_reports_in_a_row_about_one_table_store_one_per_player(client, f
     game = make_started_game(four)
     client.force_login(ana)
     targets = [bo, cy, di, None] * 4
-    answers = [report(client, game, target, text=f"report {n}").status_code
-               for n, target in enumerate(targets[:15])]
+    answers = [
+        report(client, game, target, text=f"report {n}").status_code
+        for n, target in enumerate(targets[:15])
+    ]
     assert answers[:4] == [302] * 4
     assert answers[4:] == [409] * 11
     assert Report.objects.count() == 4
     assert sorted(Report.objects.values_list("text", flat=True)) == [
-        "report 0", "report 1", "report 2", "report 3"]
+        "report 0",
+        "report 1",
+        "report 2",
+        "report 3",
+    ]
 
 
-def test_a_second_open_report_about_the_same_player_is_answered_and_stores_nothing(client,
-                                                                                   four):
+def test_a_second_open_report_about_the_same_player_is_answered_and_stores_nothing(client, four):
     ana, bo = four[:2]
     game = make_started_game(four)
     client.force_login(ana)
@@ -60,8 +66,9 @@ def test_once_a_report_is_resolved_the_reporter_may_report_the_player_again(clie
     game = make_started_game(four)
     client.force_login(ana)
     report(client, game, bo)
-    moderation.resolve_report(Report.objects.get().pk,
-                              make_user("boss", is_staff=True, is_superuser=True))
+    moderation.resolve_report(
+        Report.objects.get().pk, make_user("boss", is_staff=True, is_superuser=True)
+    )
     assert report(client, game, bo, text="again").status_code == 302
     assert Report.objects.count() == 2 and Report.objects.open().count() == 1
 
@@ -90,8 +97,9 @@ def test_a_second_chat_line_of_the_same_author_is_not_a_second_open_report(clien
     second = chat.send(game.pk, bo, "second insult", "k2")[0]
     client.force_login(ana)
     assert client.post(reverse("games:chat_report", args=[game.pk, first.pk])).status_code == 302
-    refused = client.post(reverse("games:chat_report", args=[game.pk, second.pk]),
-                          headers={"HX-Request": "true"})
+    refused = client.post(
+        reverse("games:chat_report", args=[game.pk, second.pk]), headers={"HX-Request": "true"}
+    )
     assert refused.status_code == 409
     assert "You have already reported Bo" in refused.content.decode().replace("&#x27;", "'")
     assert Report.objects.get().text == f"Chat message {first.pk}: first insult"
@@ -103,8 +111,12 @@ def test_chat_reports_count_toward_the_daily_limit(client, settings, four):
     game = make_started_game(four)
     lines = [chat.send(game.pk, user, "rude", "k")[0] for user in (bo, cy, di)]
     client.force_login(ana)
-    answers = [client.post(reverse("games:chat_report", args=[game.pk, line.pk]),
-                           headers={"HX-Request": "true"}).status_code for line in lines]
+    answers = [
+        client.post(
+            reverse("games:chat_report", args=[game.pk, line.pk]), headers={"HX-Request": "true"}
+        ).status_code
+        for line in lines
+    ]
     assert answers == [200, 200, 429]
     assert Report.objects.count() == 2
 

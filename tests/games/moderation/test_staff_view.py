@@ -58,8 +58,9 @@ def dealt_hands(game):
 def mod(db):
     """A moderator as the admin knows one: staff with the game's change permission only."""
     user = make_user("mod", is_staff=True)
-    user.user_permissions.add(*Permission.objects.filter(
-        codename__in=["view_game", "change_game", "view_gameevent"]))
+    user.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_game", "change_game", "view_gameevent"])
+    )
     return user
 
 
@@ -122,8 +123,10 @@ def test_a_reveal_records_one_entry_and_shows_the_private_log_for_that_answer_on
 ):
     client.force_login(mod)
     last_seq = running.last_seq
-    response = client.post(reverse("admin:games_game_reveal", args=[running.pk]),
-                           {"reason": "report 12: partners seem to share hands"})
+    response = client.post(
+        reverse("admin:games_game_reveal", args=[running.pk]),
+        {"reason": "report 12: partners seem to share hands"},
+    )
     assert response.status_code == 200
     html = response.content.decode()
     hands = dealt_hands(running)
@@ -131,8 +134,7 @@ def test_a_reveal_records_one_entry_and_shows_the_private_log_for_that_answer_on
     assert str(running.seed) in html
 
     entry = LogEntry.objects.get()
-    assert (entry.user, entry.object_id, entry.content_type.model) == (
-        mod, str(running.pk), "game")
+    assert (entry.user, entry.object_id, entry.content_type.model) == (mod, str(running.pk), "game")
     assert entry.change_message.endswith("report 12: partners seem to share hands")
     # A look changes nothing at the table.
     running.refresh_from_db()
@@ -168,8 +170,9 @@ def test_an_aborted_games_private_log_still_needs_a_reveal(client, four, mod):
     from games.moderation import actions as moderation
 
     game = make_started_game(four)
-    moderation.abort_table(game.pk, make_user("boss", is_staff=True, is_superuser=True),
-                           "duplicate")
+    moderation.abort_table(
+        game.pk, make_user("boss", is_staff=True, is_superuser=True), "duplicate"
+    )
     client.force_login(mod)
     log = client.get(reverse("admin:games_game_log", args=[game.pk])).content.decode()
     assert not hidden_cards_on(log, game)
@@ -196,8 +199,9 @@ def test_a_moderator_seated_at_the_table_cannot_reveal_it(client, four, mod):
     client.force_login(mod)
     log = client.get(reverse("admin:games_game_log", args=[game.pk])).content.decode()
     assert 'id="reveal-form"' not in log
-    response = client.post(reverse("admin:games_game_reveal", args=[game.pk]),
-                           {"reason": "I am curious"})
+    response = client.post(
+        reverse("admin:games_game_reveal", args=[game.pk]), {"reason": "I am curious"}
+    )
     assert response.status_code == 403
     assert not hidden_cards_on(response.content.decode(), game)
     assert LogEntry.objects.count() == 0

@@ -26,9 +26,30 @@ from tests.games.presenters.test_table_secrecy import cards_in, codes_in
 # played on purpose) but "pass_turn", which needs an empty draw pile and discard pile:
 # its line is checked by hand below.
 ENGINE_TYPES = {
-    "deal", "hand", "picked", "pick", "setup_pass", "swap", "traded", "play", "draw", "drew",
-    "reshuffle", "give", "gave", "in", "out", "skip", "reverse", "penalty", "team_play",
-    "pass_turn", "concede", "round_over", "game_over", "round_start",
+    "deal",
+    "hand",
+    "picked",
+    "pick",
+    "setup_pass",
+    "swap",
+    "traded",
+    "play",
+    "draw",
+    "drew",
+    "reshuffle",
+    "give",
+    "gave",
+    "in",
+    "out",
+    "skip",
+    "reverse",
+    "penalty",
+    "team_play",
+    "pass_turn",
+    "concede",
+    "round_over",
+    "game_over",
+    "round_start",
 }
 YOU = re.compile(r"\byour?\b", re.IGNORECASE)
 
@@ -93,15 +114,18 @@ def involved(event):
 
 
 GAMES = [
-    (4, 1, {"target_score": 300}), (4, 2, {"stacking": True, "concede_after": 60}),
-    (6, 3, {"stacking": True, "target_score": 200}), (8, 4, {"final_card_penalty": False}),
+    (4, 1, {"target_score": 300}),
+    (4, 2, {"stacking": True, "concede_after": 60}),
+    (6, 3, {"stacking": True, "target_score": 200}),
+    (8, 4, {"final_card_penalty": False}),
     (8, 5, {"stacking": True, "target_score": 150}),
 ]
 
 
 @pytest.mark.parametrize("players,seed,options", GAMES)
 def test_every_event_gets_a_line_for_every_reader_who_may_see_it_naming_no_other_card(
-        players, seed, options):
+    players, seed, options
+):
     names = {s: f"Player{s}" for s in range(players)}
     readers = [None, *range(players)]
     shown = {reader: set() for reader in readers}
@@ -158,11 +182,17 @@ def test_every_public_moderator_action_has_its_own_line(action):
     any other action (a report's resolution, which only staff read) a line saying no more
     than that a moderator acted."""
     assert action in MODERATOR_ACTIONS
-    event = {"type": "moderator", "action": action, "seat": 1, "player": "Bo",
-             "options": {"target_score": 200}}
+    event = {
+        "type": "moderator",
+        "action": action,
+        "seat": 1,
+        "player": "Bo",
+        "options": {"target_score": 200},
+    }
     assert describe(event, None, {1: "Bo"}, 4) != "A moderator acted on the table."
     assert describe({**event, "action": "report"}, None, {1: "Bo"}, 4) == (
-        "A moderator acted on the table.")
+        "A moderator acted on the table."
+    )
 
 
 def test_the_reader_is_you_and_the_others_are_named():
@@ -173,7 +203,10 @@ def test_the_reader_is_you_and_the_others_are_named():
     assert describe(gave, None, names, 4) == "Bo gave Di Red 5 and Blue 2."
     out = {"type": "out", "seat": 2, "visible_to": None}
     assert [describe(out, r, names, 4) for r in (2, 0, None)] == [
-        "You are out.", "Cy is out.", "Cy is out."]
+        "You are out.",
+        "Cy is out.",
+        "Cy is out.",
+    ]
     start = {"type": "round_start", "round": 2, "dealer": 0, "visible_to": None}
     assert describe(start, 0, names, 4) == "Round 2 begins; you deal."
     assert describe(start, 1, names, 4) == "Round 2 begins; Ana deals."
@@ -193,18 +226,16 @@ NAMES4 = {0: "Ana", 1: "Bo", 2: "Cy", 3: "Di"}
 
 def lines_by_reader(event, readers=(1, 3, 0, None)):
     """{reader: line} for the readers the engine lets see the event."""
-    return {r: describe(event, r, NAMES4, 4) for r in readers
-            if engine.events_for([event], r)}
+    return {r: describe(event, r, NAMES4, 4) for r in readers if engine.events_for([event], r)}
 
 
 def test_tagging_in_says_the_one_who_was_out_is_brought_back_in():
     # Bo drew while his partner Di was out: Bo gives, Di is brought back in.
-    give = {"type": "give", "seat": 1, "to": 3, "count": 2, "reason": "tag_in",
-            "visible_to": None}
+    give = {"type": "give", "seat": 1, "to": 3, "count": 2, "reason": "tag_in", "visible_to": None}
     assert lines_by_reader(give) == {
-        1: "You gave Di 2 cards to bring them back in.",   # the giver
-        3: "Bo gave you 2 cards to bring you back in.",    # the receiver, who was out
-        0: "Bo gave Di 2 cards to bring them back in.",    # another seat
+        1: "You gave Di 2 cards to bring them back in.",  # the giver
+        3: "Bo gave you 2 cards to bring you back in.",  # the receiver, who was out
+        0: "Bo gave Di 2 cards to bring them back in.",  # another seat
         None: "Bo gave Di 2 cards to bring them back in.",  # a spectator
     }
     one = dict(give, count=1)
@@ -213,8 +244,14 @@ def test_tagging_in_says_the_one_who_was_out_is_brought_back_in():
 
 def test_the_half_pass_says_who_gave_half_their_hand_to_whom():
     # Di played her last card: her partner Bo hands her half of his hand.
-    give = {"type": "give", "seat": 1, "to": 3, "count": 3, "reason": "half_pass",
-            "visible_to": None}
+    give = {
+        "type": "give",
+        "seat": 1,
+        "to": 3,
+        "count": 3,
+        "reason": "half_pass",
+        "visible_to": None,
+    }
     assert lines_by_reader(give) == {
         1: "You gave Di half your hand (3 cards).",
         3: "Bo gave you half their hand (3 cards).",
@@ -232,8 +269,12 @@ def test_the_cards_given_are_named_to_the_two_partners_only():
     # A finished game's replay of every hand shows it to a reader who did not play.
     assert describe(gave, None, NAMES4, 4) == "Bo gave Di Red 5 and Blue 2."
     back = {"type": "in", "seat": 3, "visible_to": None}
-    assert lines_by_reader(back) == {1: "Di is back in.", 3: "You are back in.",
-                                     0: "Di is back in.", None: "Di is back in."}
+    assert lines_by_reader(back) == {
+        1: "Di is back in.",
+        3: "You are back in.",
+        0: "Di is back in.",
+        None: "Di is back in.",
+    }
 
 
 def test_in_the_engine_the_receiver_of_a_give_is_the_one_brought_back_in():
@@ -262,7 +303,8 @@ def test_the_setup_pass_names_every_pair_with_the_reader_first():
     }
     # A team that left passes nothing.
     assert describe(dict(done, seats=[1, 3]), 0, NAMES4, 4) == (
-        "Partners passed each other a card: Bo and Di.")
+        "Partners passed each other a card: Bo and Di."
+    )
 
 
 def test_the_symbol_swap_names_the_two_partners():
@@ -276,8 +318,14 @@ def test_the_symbol_swap_names_the_two_partners():
 
 
 def test_each_partner_reads_what_they_gave_and_received_in_a_pass_or_swap():
-    traded = {"type": "traded", "seat": 1, "partner": 3, "gave": "R5", "received": "B2",
-              "visible_to": [1]}
+    traded = {
+        "type": "traded",
+        "seat": 1,
+        "partner": 3,
+        "gave": "R5",
+        "received": "B2",
+        "visible_to": [1],
+    }
     assert lines_by_reader(traded) == {1: "You gave Di Red 5 and received Blue 2."}
     # Only in a finished game's replay of every hand do the others read it.
     assert describe(traded, 3, NAMES4, 4) == "Bo gave you Red 5 and received Blue 2."
@@ -285,25 +333,37 @@ def test_each_partner_reads_what_they_gave_and_received_in_a_pass_or_swap():
 
 
 def test_choosing_says_which_trade_the_card_is_for():
-    for kind, chosen, picked in (("setup", "to pass to", "a card to pass"),
-                                 ("swap", "to swap with", "a card to swap")):
+    for kind, chosen, picked in (
+        ("setup", "to pass to", "a card to pass"),
+        ("swap", "to swap with", "a card to swap"),
+    ):
         pick = {"type": "pick", "seat": 1, "kind": kind, "card": "R5", "visible_to": [1]}
         assert lines_by_reader(pick) == {1: f"You chose Red 5 {chosen} your partner."}
         assert describe(pick, None, NAMES4, 4) == f"Bo chose Red 5 {chosen} their partner."
         public = {"type": "picked", "seat": 1, "kind": kind, "visible_to": None}
         assert lines_by_reader(public) == {
-            1: f"You have chosen {picked}.", 3: f"Bo has chosen {picked}.",
-            0: f"Bo has chosen {picked}.", None: f"Bo has chosen {picked}."}
+            1: f"You have chosen {picked}.",
+            3: f"Bo has chosen {picked}.",
+            0: f"Bo has chosen {picked}.",
+            None: f"Bo has chosen {picked}.",
+        }
 
 
 def test_moderators_are_described_and_an_unknown_type_never_shows_its_fields():
     names = {0: "Ana", 1: "Bot 2 (Easy)"}
     assert describe({"type": "moderator", "action": "abort", "seat": None}, None, names, 4) == (
-        "A moderator aborted the table.")
-    assert describe({"type": "moderator", "action": "bot", "seat": 1, "player": "Bo"}, 0,
-                     names, 4) == "A moderator handed Bo's seat to a bot."
-    assert describe({"type": "moderator", "action": "remove", "seat": 1, "player": "Bo"},
-                    None, names, 4) == "A moderator removed Bo from the table."
+        "A moderator aborted the table."
+    )
+    assert (
+        describe({"type": "moderator", "action": "bot", "seat": 1, "player": "Bo"}, 0, names, 4)
+        == "A moderator handed Bo's seat to a bot."
+    )
+    assert (
+        describe(
+            {"type": "moderator", "action": "remove", "seat": 1, "player": "Bo"}, None, names, 4
+        )
+        == "A moderator removed Bo from the table."
+    )
     assert describe({"type": "new_thing", "card": "R5", "seat": 0}, 0, names, 4) == "New thing."
 
 
@@ -311,8 +371,9 @@ def test_moderators_are_described_and_an_unknown_type_never_shows_its_fields():
 @pytest.mark.parametrize("players,seed", [(4, 21), (6, 22)])
 def test_the_table_and_the_replay_give_each_reader_the_same_lines(players, seed):
     users = [make_user(f"d{n}", display_name=f"D{n}") for n in range(players - 1)]
-    game = make_started_game(users, bots=("easy",), players=players, seed=seed,
-                             spectators=True, target_score=300)
+    game = make_started_game(
+        users, bots=("easy",), players=players, seed=seed, spectators=True, target_score=300
+    )
     rng = random.Random(seed)
     for _ in range(60):
         play_random(game, rng)
@@ -323,12 +384,12 @@ def test_the_table_and_the_replay_give_each_reader_the_same_lines(players, seed)
     for reader in (None, 0, 1, players - 1):
         moves = moves_in(table.table_context(game, reader)["log_html"])
         on_table = [line for _seq, lines in reversed(moves) for line in lines]
-        frame = replay.frame(game, rows, len(rows), replay.Perspective(seat=reader), names,
-                             reader=reader)
-        assert [line["text"] for line in frame["log"]] == on_table[-replay.LOG_LINES:]
+        frame = replay.frame(
+            game, rows, len(rows), replay.Perspective(seat=reader), names, reader=reader
+        )
+        assert [line["text"] for line in frame["log"]] == on_table[-replay.LOG_LINES :]
         # The table's log is the whole game: every row the reader may see is one move.
-        seen = [row.seq for row in rows
-                if engine.events_for(row.events, reader)]
+        seen = [row.seq for row in rows if engine.events_for(row.events, reader)]
         assert [seq for seq, _lines in moves] == seen[::-1]
         assert len(on_table) > replay.LOG_LINES
     assert recent_events(game.pk, 1)[0].seq == rows[-1].seq
@@ -346,6 +407,6 @@ def test_seat_names_tell_bots_apart_by_seat():
         def get_bot_level_display(self):
             return "Easy"
 
-    assert seat_names([Seat(0, "Ana", False), Seat(1, "Bot (Easy)", True),
-                       Seat(2, "Bot (Easy)", True)]) == {
-        0: "Ana", 1: "Bot 2 (Easy)", 2: "Bot 3 (Easy)"}
+    assert seat_names(
+        [Seat(0, "Ana", False), Seat(1, "Bot (Easy)", True), Seat(2, "Bot (Easy)", True)]
+    ) == {0: "Ana", 1: "Bot 2 (Easy)", 2: "Bot 3 (Easy)"}

@@ -22,8 +22,14 @@ from tests.conftest import make_started_game, make_user, play_one
 pytestmark = pytest.mark.django_db
 
 VOID = {"input", "br", "img", "meta", "link", "hr"}
-FRAGMENT_IDS = ["table-status", "table-seats", "table-hand", "table-result", "table-log",
-                "table-announce"]
+FRAGMENT_IDS = [
+    "table-status",
+    "table-seats",
+    "table-hand",
+    "table-result",
+    "table-log",
+    "table-announce",
+]
 
 
 class Node:
@@ -36,10 +42,13 @@ class Node:
             yield from child.walk()
 
     def find_all(self, tag=None, cls=None, **attrs):
-        return [n for n in self.walk()
-                if (tag is None or n.tag == tag)
-                and (cls is None or cls in n.attrs.get("class", "").split())
-                and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+        return [
+            n
+            for n in self.walk()
+            if (tag is None or n.tag == tag)
+            and (cls is None or cls in n.attrs.get("class", "").split())
+            and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())
+        ]
 
     def find(self, *args, **kwargs):
         found = self.find_all(*args, **kwargs)
@@ -81,16 +90,25 @@ def play_random(game, rng):
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     state = store.load_state(game)
     seat = rng.choice(game.waiting_on)
-    decisions.apply_decision(game.pk, seat, random_action(state, seat, rng), "person",
-                             idempotency_key=uuid.uuid4().hex)
+    decisions.apply_decision(
+        game.pk, seat, random_action(state, seat, rng), "person", idempotency_key=uuid.uuid4().hex
+    )
 
 
 def readings(players, seed, moves, every=3):
     """(game, state, seat, fragments) for every reader, every few moves of a played game."""
-    users = [make_user(f"p{players}-{n}", display_name=f"Player <{n}> & co")
-             for n in range(players - 1)]
-    game = make_started_game(users, bots=("easy",), players=players, seed=seed,
-                             target_score=300, stacking=True, spectators=True)
+    users = [
+        make_user(f"p{players}-{n}", display_name=f"Player <{n}> & co") for n in range(players - 1)
+    ]
+    game = make_started_game(
+        users,
+        bots=("easy",),
+        players=players,
+        seed=seed,
+        target_score=300,
+        stacking=True,
+        spectators=True,
+    )
     rng = random.Random(seed)
     for move in range(moves):
         game = Game.objects.select_related("snapshot").get(pk=game.pk)
@@ -99,8 +117,12 @@ def readings(players, seed, moves, every=3):
         if move % every == 0:
             state = store.load_state(game)
             for seat in [None, *range(players)]:
-                yield game, state, seat, table.render_fragments(
-                    table.table_context(game, seat, state=state))
+                yield (
+                    game,
+                    state,
+                    seat,
+                    table.render_fragments(table.table_context(game, seat, state=state)),
+                )
         play_random(game, rng)
 
 
@@ -119,7 +141,8 @@ def test_every_fragment_keeps_its_id_its_swap_and_its_number(players, seed, move
         assert chips == [
             f"Team {TEAM_SHAPES[t]}{' (yours)' if t == yours else ''}: {score}"
             f"{' left' if public['departed'][t] else ''}"
-            for t, score in enumerate(public["scores"])]
+            for t, score in enumerate(public["scores"])
+        ]
         tops = [n for n in root.children]
         assert [n.attrs.get("id") for n in tops] == FRAGMENT_IDS
         assert [n.attrs.get("hx-swap-oob") for n in tops] == ["true"] * 5 + ["innerHTML"]
@@ -145,14 +168,16 @@ def test_each_plate_says_whose_seat_it_is_to_its_reader(players, seed, moves):
             partner = seat is not None and number == (seat + half) % players
             cards = public["hand_sizes"][number]
             to_play = public["turn"] == number and not public["game_over"]
-            name = (f"Bot {number + 1} (Easy)" if number == players - 1
-                    else f"Player <{number}> & co")
+            name = (
+                f"Bot {number + 1} (Easy)" if number == players - 1 else f"Player <{number}> & co"
+            )
             assert plate.attrs["aria-label"] == (
                 f"{name}{' (you)' if you else ''}, team {TEAM_SHAPES[number % half]}"
                 f"{', your partner' if partner else ''}, {cards} card{'' if cards == 1 else 's'}"
                 f"{', out' if public['out'][number] else ''}"
                 f"{', left the game' if public['departed'][number] else ''}"
-                f"{', to play' if to_play else ''}{', last to act' if number == last else ''}")
+                f"{', to play' if to_play else ''}{', last to act' if number == last else ''}"
+            )
             classes = plate.attrs["class"].split()
             assert ("you" in classes) == you and ("to-play" in classes) == to_play
             assert ("last-acted" in classes) == (number == last)
@@ -172,8 +197,9 @@ def test_each_plate_says_whose_seat_it_is_to_its_reader(players, seed, moves):
 
 def last_to_act(game):
     """The seat of the newest event row with a public event that names a seat, or None."""
-    for events in (GameEvent.objects.filter(game=game).order_by("-seq")
-                   .values_list("events", flat=True)):
+    for events in (
+        GameEvent.objects.filter(game=game).order_by("-seq").values_list("events", flat=True)
+    ):
         seated = [e for e in events if e.get("visible_to") is None and "seat" in e]
         if seated:
             return seated[0]["seat"]
@@ -183,10 +209,14 @@ def last_to_act(game):
 def plate_state(public, number, to_play):
     """What a plate says its seat is doing: the first that applies."""
     over = bool(public["game_over"])
-    for applies, text in ((public["departed"][number], "left"), (public["out"][number], "out"),
-                          (to_play, "to play"), (number in public["picked"], "has chosen"),
-                          (number in public["choosing"], "choosing…"),
-                          (number in public["waiting_on"] and not over, "deciding…")):
+    for applies, text in (
+        (public["departed"][number], "left"),
+        (public["out"][number], "out"),
+        (to_play, "to play"),
+        (number in public["picked"], "has chosen"),
+        (number in public["choosing"], "choosing…"),
+        (number in public["waiting_on"] and not over, "deciding…"),
+    ):
         if applies:
             return text
     return ""
@@ -211,13 +241,18 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
         assert cards.attrs["aria-label"] == "Your cards"
         buttons = cards.find_all("button", cls="hand-card")
         assert [b.attrs["id"] for b in buttons] == [
-            f"card-{i}-{code}" for i, code in enumerate(view["hand"])]
+            f"card-{i}-{code}" for i, code in enumerate(view["hand"])
+        ]
         assert [b.attrs["aria-label"] for b in buttons] == [
-            engine.card_name(c) for c in view["hand"]]
+            engine.card_name(c) for c in view["hand"]
+        ]
         if not view["hand"]:
             assert cards.find("li", cls="empty").text() == "No cards."
-        enabled = {b.attrs.get("value") or b.attrs.get("data-wild") or b.attrs.get("data-code")
-                   for b in buttons if "disabled" not in b.attrs}
+        enabled = {
+            b.attrs.get("value") or b.attrs.get("data-wild") or b.attrs.get("data-code")
+            for b in buttons
+            if "disabled" not in b.attrs
+        }
         kinds = {a["type"] for a in legal}
         if mode == "play":
             assert enabled == {a["card"] for a in legal if a["type"] == "play"}
@@ -230,14 +265,20 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
                     colours = hand_area.find("form", id=f"colours-{wild}")
                     assert "hidden" in colours.attrs
                     assert [c.text() for c in colours.find_all("button")] == [
-                        "Red", "Yellow", "Green", "Blue"]
+                        "Red",
+                        "Yellow",
+                        "Green",
+                        "Blue",
+                    ]
                 else:
                     assert b.attrs["name"] == "play" and b.attrs["type"] == "submit"
         elif mode in ("pick", "give"):
             need = view["must_give"] if mode == "give" else 1
             assert form.attrs["data-need"] == str(need)
-            assert all(b.attrs["aria-pressed"] == "false" and "choosable" in b.attrs["class"]
-                       for b in buttons)
+            assert all(
+                b.attrs["aria-pressed"] == "false" and "choosable" in b.attrs["class"]
+                for b in buttons
+            )
             if mode == "pick":
                 assert enabled == {a["card"] for a in legal if a["type"] == "pass"}
             submit = form.find("button", id=f"btn-{mode}")
@@ -252,9 +293,11 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
             assert "disabled" in submit.attrs
         else:
             assert not enabled
-        for kind, ident, label in (("draw", "btn-draw", "Draw a card"),
-                                   ("pass_turn", "btn-pass", "Pass"),
-                                   ("take_penalty", "btn-take", "Take penalty")):
+        for kind, ident, label in (
+            ("draw", "btn-draw", "Draw a card"),
+            ("pass_turn", "btn-pass", "Pass"),
+            ("take_penalty", "btn-take", "Take penalty"),
+        ):
             found = form.find_all("button", id=ident)
             assert bool(found) == (kind in kinds and mode == "play"), (kind, mode)
             assert all(b.text() == label for b in found)
@@ -262,7 +305,8 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
         if concede:
             assert concede[0].attrs["aria-controls"] == "concede-confirm"
             assert hand_area.find("form", id="concede-confirm").find_all(
-                "button", id="btn-concede-cancel")
+                "button", id="btn-concede-cancel"
+            )
     assert {"play", "pick", None, "setup", "swap"} <= modes
 
 
@@ -275,13 +319,16 @@ def test_the_centre_and_the_result_are_named_for_screen_readers(players, seed, m
         way = "clockwise" if public["direction"] == 1 else "counter-clockwise"
         assert felt.find("div", cls="direction").attrs["aria-label"] == f"Play goes {way}"
         assert felt.find("div", cls="draw-pile").attrs["aria-label"] == (
-            f"Draw pile: {public['draw_pile_size']} cards")
+            f"Draw pile: {public['draw_pile_size']} cards"
+        )
         top = felt.find("div", cls="top")
         assert top.attrs["role"] == "img"
         assert top.attrs["aria-label"] == (
-            f"Top of the discard pile: {engine.card_name(public['discard'][-1])}")
+            f"Top of the discard pile: {engine.card_name(public['discard'][-1])}"
+        )
         assert [li.text() for li in felt.find("details", id="discard-list").find_all("li")] == [
-            engine.card_name(c) for c in public["discard"]]
+            engine.card_name(c) for c in public["discard"]
+        ]
         result = root.find("section", id="table-result")
         assert ("hidden" in result.attrs) == (not (public["round_over"] or public["last_round"]))
         log = root.find("section", id="table-log")
@@ -294,7 +341,8 @@ def test_the_centre_and_the_result_are_named_for_screen_readers(players, seed, m
         numbers = [int(li.attrs["data-seq"]) for li in items]
         assert numbers == sorted(numbers, reverse=True) and numbers[0] == game.last_seq
         assert ["latest" in li.attrs["class"].split() for li in items] == (
-            [True] + [False] * (len(items) - 1))
+            [True] + [False] * (len(items) - 1)
+        )
         assert all(li.find_all("p") for li in items)
         assert root.find("div", id="table-announce").attrs["role"] == "log"
 
@@ -318,13 +366,16 @@ def test_the_result_shows_every_hand_to_every_reader_once_a_round_ends(four):
         assert hands.find("caption").text() == "Every hand, revealed and counted"
         rows = hands.find("tbody").find_all("tr")
         assert [[span.text() for span in row.find_all("span", cls="mini")] for row in rows] == [
-            [engine.card_name(c) for c in hand] for hand in result["hands"]]
+            [engine.card_name(c) for c in hand] for hand in result["hands"]
+        ]
 
 
 def test_the_tree_reads_what_it_is_given():
-    root = parse('<section id="a" hx-swap-oob="true"><ul aria-label="Your cards">'
-                 '<li><button id="b" disabled>X<span>Y</span></button></li></ul><input hidden>'
-                 '</section><div id="c"></div>')
+    root = parse(
+        '<section id="a" hx-swap-oob="true"><ul aria-label="Your cards">'
+        '<li><button id="b" disabled>X<span>Y</span></button></li></ul><input hidden>'
+        '</section><div id="c"></div>'
+    )
     assert [n.attrs["id"] for n in root.children] == ["a", "c"]
     button = root.find("button", id="b")
     assert button.text() == "XY" and "disabled" in button.attrs

@@ -18,8 +18,10 @@ def plates(game, reader):
     game.refresh_from_db()
     html = table.render_fragments(table.table_context(game, reader))
     felt = parse(html).find("section", id="table-seats")
-    return {int(p.attrs["id"].removeprefix("seat-")): p
-            for p in felt.find("ol", cls="seat-list").find_all("li", cls="plate")}
+    return {
+        int(p.attrs["id"].removeprefix("seat-")): p
+        for p in felt.find("ol", cls="seat-list").find_all("li", cls="plate")
+    }
 
 
 def marked(game, reader, cls="last-acted"):
@@ -34,7 +36,9 @@ def test_no_plate_is_marked_before_anyone_has_acted(four):
     game = make_started_game(four, seed=5)
     for reader in (None, 0, 1, 2, 3):
         assert marked(game, reader) == []
-        assert all("last to act" not in p.attrs["aria-label"] for p in plates(game, reader).values())
+        assert all(
+            "last to act" not in p.attrs["aria-label"] for p in plates(game, reader).values()
+        )
 
 
 def test_the_plate_of_whoever_acted_last_is_marked_for_every_reader(four):

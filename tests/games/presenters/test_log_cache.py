@@ -43,8 +43,9 @@ def test_every_seat_gets_what_describing_its_own_rows_gives_whatever_was_cached_
         assert log_of(game, seat) == cold[seat], seat
     # What the cache holds for a seat is that seat's own lines.
     for (raw, seq, seat, names, players), lines in describe._LOG_CACHE.items():
-        expected = describe._describe_row(EventRow(seq, raw=raw).events, seq, seat,
-                                          dict(names), players)
+        expected = describe._describe_row(
+            EventRow(seq, raw=raw).events, seq, seat, dict(names), players
+        )
         assert lines == expected
 
 
@@ -53,8 +54,11 @@ def test_a_later_push_describes_only_the_rows_it_has_not_described(four, monkeyp
     play_until(game, 10)
     described = []
     real = describe.describe
-    monkeypatch.setattr(describe, "describe",
-                        lambda event, seat, *a: described.append(event) or real(event, seat, *a))
+    monkeypatch.setattr(
+        describe,
+        "describe",
+        lambda event, seat, *a: described.append(event) or real(event, seat, *a),
+    )
     log_of(game, 1)
     first = len(described)
     assert first > 10
@@ -71,12 +75,18 @@ def test_two_rows_with_the_same_text_keep_their_own_numbers(four):
     game = make_started_game(four, seed=5)
     names = {s: f"P{s}" for s in range(4)}
     raw = '[{"type": "draw", "seat": 2, "count": 1, "visible_to": null}]'
-    moves = [describe.row_move(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 4)
-             for seq in (7, 9)]
-    assert moves[0] == (("P2 drew a card.",),
-                        '<li class="move" data-seq="7"><p>P2 drew a card.</p></li>')
-    assert moves[1] == (("P2 drew a card.",),
-                        '<li class="move" data-seq="9"><p>P2 drew a card.</p></li>')
+    moves = [
+        describe.row_move(EventRow(seq, raw=raw), 0, names, tuple(names.items()), 4)
+        for seq in (7, 9)
+    ]
+    assert moves[0] == (
+        ("P2 drew a card.",),
+        '<li class="move" data-seq="7"><p>P2 drew a card.</p></li>',
+    )
+    assert moves[1] == (
+        ("P2 drew a card.",),
+        '<li class="move" data-seq="9"><p>P2 drew a card.</p></li>',
+    )
     assert game  # the rows need no game: the key is the row's own text
 
 

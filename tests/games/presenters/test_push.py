@@ -35,8 +35,9 @@ def people(players):
 
 @pytest.mark.parametrize("players,seed", [(4, 4), (8, 6)])
 def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players, seed):
-    game = make_started_game(people(players), players=players, seed=seed, spectators=True,
-                             target_score=300)
+    game = make_started_game(
+        people(players), players=players, seed=seed, spectators=True, target_score=300
+    )
     rng = random.Random(seed)
     for _ in range(60):  # past the rows a push holds
         game = Game.objects.select_related("snapshot").get(pk=game.pk)
@@ -53,9 +54,11 @@ def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players,
             assert LOG.sub("", pushed) == LOG.sub("", page), group
             pushed_moves = MoveLog(LOG.search(pushed).group(0)).moves
             page_moves = MoveLog(LOG.search(page).group(0)).moves
-            assert pushed_moves == page_moves[:len(pushed_moves)]
+            assert pushed_moves == page_moves[: len(pushed_moves)]
             newest = store.recent_events(game.pk, table.PUSH_LOG_ROWS)
-            assert len(pushed_moves) == sum(1 for row in newest if engine.events_for(row.events, seat))
+            assert len(pushed_moves) == sum(
+                1 for row in newest if engine.events_for(row.events, seat)
+            )
         play_random(game, rng)
 
 
@@ -79,6 +82,7 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
             def call(*args):
                 rendered.append(name)
                 return macro(*args)
+
             return call
 
     def fragments(context, request=None):
@@ -118,8 +122,12 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
 
 def plate_data(game):
     # The recent events too: a plate says whether its seat acted last, or traded.
-    return table.PublicTable(game, store.load_state(game), store.table_seats(game.pk),
-                             store.recent_events(game.pk, table.LOG_LENGTH)).plate_data
+    return table.PublicTable(
+        game,
+        store.load_state(game),
+        store.table_seats(game.pk),
+        store.recent_events(game.pk, table.LOG_LENGTH),
+    ).plate_data
 
 
 def test_a_push_with_nobody_listening_renders_nothing(monkeypatch):

@@ -22,8 +22,9 @@ pytestmark = pytest.mark.django_db
 
 def started(players, seed, **options):
     users = [make_user(f"l{players}-{n}", display_name=f"L{n}") for n in range(players - 1)]
-    return make_started_game(users, bots=("easy",), players=players, seed=seed,
-                             spectators=True, **options)
+    return make_started_game(
+        users, bots=("easy",), players=players, seed=seed, spectators=True, **options
+    )
 
 
 def all_rows(game):
@@ -64,8 +65,11 @@ def test_a_push_in_a_long_game_describes_only_the_new_move(monkeypatch):
     table.table_context(game, 1)
     described = []
     real = describe._describe_row
-    monkeypatch.setattr(describe, "_describe_row",
-                        lambda events, seq, *a: described.append(seq) or real(events, seq, *a))
+    monkeypatch.setattr(
+        describe,
+        "_describe_row",
+        lambda events, seq, *a: described.append(seq) or real(events, seq, *a),
+    )
     play_random(game, rng)
     game.refresh_from_db()
     log = MoveLog(table.table_context(game, 1)["log_html"])
@@ -99,9 +103,12 @@ def test_the_trade_note_shows_just_after_its_trade_and_goes_with_the_next_move(p
             view = state.view(seat)
             html = table.render_fragments(table.table_context(game, seat, state=state))
             note = traded_note(html)
-            mine = [e for e in engine.events_for(last.events, seat)
-                    if (e["type"] == "traded" and e["seat"] == seat)
-                    or (e["type"] == "gave" and seat in (e["seat"], e["to"]))]
+            mine = [
+                e
+                for e in engine.events_for(last.events, seat)
+                if (e["type"] == "traded" and e["seat"] == seat)
+                or (e["type"] == "gave" and seat in (e["seat"], e["to"]))
+            ]
             if mine:
                 assert note is not None, (seat, kinds)
                 text = note.text()
@@ -109,8 +116,9 @@ def test_the_trade_note_shows_just_after_its_trade_and_goes_with_the_next_move(p
                     assert engine.card_name(code) in text
                 for code in view["received"]:
                     assert engine.card_name(code) in text
-                shown.add("swap" if "swap" in kinds else "setup_pass" if "setup_pass" in kinds
-                          else "give")
+                shown.add(
+                    "swap" if "swap" in kinds else "setup_pass" if "setup_pass" in kinds else "give"
+                )
             else:
                 assert note is None, (seat, kinds)
                 if view["gave"] or view["received"]:

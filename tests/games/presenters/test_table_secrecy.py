@@ -29,8 +29,23 @@ NAMES = {engine.card_name(c): c for c in CODES}
 NAME_RE = re.compile(
     "|".join(re.escape(n) for n in sorted(NAMES, key=len, reverse=True)) + r"(?! Cards)"
 )
-SKIP_ATTRS = {"class", "style", "href", "d", "viewbox", "src", "rel", "hx-post", "action",
-              "data-ws", "data-sync", "datetime", "data-deadline", "name", "type"}
+SKIP_ATTRS = {
+    "class",
+    "style",
+    "href",
+    "d",
+    "viewbox",
+    "src",
+    "rel",
+    "hx-post",
+    "action",
+    "data-ws",
+    "data-sync",
+    "datetime",
+    "data-deadline",
+    "name",
+    "type",
+}
 
 
 class CardScanner(HTMLParser):
@@ -112,12 +127,21 @@ def seat_of_group(game, group):
     return int(group.rsplit("-", 1)[1])
 
 
-@pytest.mark.parametrize("seed,levels,players", [
-    (31, ("easy", "easy"), 4), (32, ("normal", "easy"), 4), (33, ("easy", "normal"), 6),
-])
+@pytest.mark.parametrize(
+    "seed,levels,players",
+    [
+        (31, ("easy", "easy"), 4),
+        (32, ("normal", "easy"), 4),
+        (33, ("easy", "normal"), 6),
+    ],
+)
 def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
-    client, monkeypatch, django_capture_on_commit_callbacks,
-    seed, levels, players,
+    client,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+    seed,
+    levels,
+    players,
 ):
     from tests.conftest import make_user
 
@@ -149,7 +173,10 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         state = store.load_state(game)
         seat = game.waiting_on[0]
         action = botplay.move_for_seat(
-            state, seat, levels[seat % 2], seed=seed * 1000 + step,
+            state,
+            seat,
+            levels[seat % 2],
+            seed=seed * 1000 + step,
             history=lambda: [e for r in GameEvent.objects.filter(game=game) for e in r.events],
         )
         recorder.sent.clear()
@@ -160,15 +187,17 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         knowable.refresh()
         # Each person's site sockets are told that their games changed, and nothing more: a
         # message that names no card, no hand, no view.
-        told = [(group, message) for group, message in recorder.sent
-                if group.startswith("waiting-")]
+        told = [
+            (group, message) for group, message in recorder.sent if group.startswith("waiting-")
+        ]
         assert {group for group, _ in told} == {push.waiting_group(u.pk) for u in users}
         assert all(message == {"type": "waiting.changed"} for _, message in told)
         recorder.sent[:] = [sent for sent in recorder.sent if sent not in told]
         groups = {group for group, _ in recorder.sent}
         # Every seat of a person and the spectators heard of it, each in its own group.
         assert groups == {push.seat_group(game.pk, s) for s in range(players)} | {
-            push.public_group(game.pk)}
+            push.public_group(game.pk)
+        }
         for group, message in recorder.sent:
             check(seat_of_group(game, group), message["html"], f"push {message['seq']} to {group}")
             checked_pushes += 1
@@ -177,8 +206,11 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
                 client.force_login(user or watcher)
                 url = reverse("games:play", args=[game.pk])
                 check(s if user else None, client.get(url).content.decode(), f"page at {step}")
-                check(s if user else None, client.get(url, headers={"HX-Request": "true"})
-                      .content.decode(), f"resync at {step}")
+                check(
+                    s if user else None,
+                    client.get(url, headers={"HX-Request": "true"}).content.decode(),
+                    f"resync at {step}",
+                )
                 checked_pages += 2
         assert not leaks, leaks[:5]
 
@@ -187,16 +219,17 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
     assert checked_pushes > 100 and checked_pages > 20
     # What was scanned held the log, one item per move: the pages the whole game's (above),
     # the last push to each group a move for every one of the newest rows its reader may see.
-    rows = list(GameEvent.objects.filter(game=game).order_by("seq"))[-table.PUSH_LOG_ROWS:]
+    rows = list(GameEvent.objects.filter(game=game).order_by("seq"))[-table.PUSH_LOG_ROWS :]
     for group, message in recorder.sent:
         seat = seat_of_group(game, group)
         log = message["html"].split('id="table-log"', 1)[1]
         assert log.count('<li class="move') == sum(
-            1 for row in rows if engine.events_for(row.events, seat)), group
+            1 for row in rows if engine.events_for(row.events, seat)
+        ), group
 
 
 def test_the_scanner_finds_a_card_hidden_anywhere():
-    assert cards_in('<p>Ana played <b>Red 8 with passing symbol</b></p>') == {"R8P"}
+    assert cards_in("<p>Ana played <b>Red 8 with passing symbol</b></p>") == {"R8P"}
     assert cards_in('<button aria-label="Wild Team Draw 4" hidden></button>') == {"WTD4"}
     assert cards_in('<input type="hidden" value="B7">') == {"B7"}
     assert cards_in('<li id="card-3-GD2" data-code="YS"></li>') == {"GD2", "YS"}

@@ -15,8 +15,9 @@ pytestmark = pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL 
 
 def _layer(**config):
     # A prefix of its own: nothing else on the shared Redis can see or disturb these keys.
-    return ChannelLayer(hosts=[settings.REDIS_URL], prefix=f"test-{uuid.uuid4().hex[:10]}",
-                        **config)
+    return ChannelLayer(
+        hosts=[settings.REDIS_URL], prefix=f"test-{uuid.uuid4().hex[:10]}", **config
+    )
 
 
 def test_six_hundred_sockets_closing_at_once_leave_their_groups():
@@ -24,7 +25,9 @@ def test_six_hundred_sockets_closing_at_once_leave_their_groups():
         layer = _layer(max_connections=20)
         channels = [await layer.new_channel() for _ in range(300)]
         # Each socket is in its seat's group and its user's group, as GameConsumer joins.
-        await asyncio.gather(*(layer.group_add(f"seat-{i % 40}", c) for i, c in enumerate(channels)))
+        await asyncio.gather(
+            *(layer.group_add(f"seat-{i % 40}", c) for i, c in enumerate(channels))
+        )
         await asyncio.gather(*(layer.group_add(f"user-{i}", c) for i, c in enumerate(channels)))
         connection = layer.connection(0)
         pool = connection.connection_pool

@@ -21,8 +21,9 @@ pytestmark = pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL 
 
 def _layer(**config):
     # A prefix of its own: nothing else on the shared Redis can see or disturb these keys.
-    return ChannelLayer(hosts=[settings.REDIS_URL], prefix=f"test-{uuid.uuid4().hex[:10]}",
-                        **config)
+    return ChannelLayer(
+        hosts=[settings.REDIS_URL], prefix=f"test-{uuid.uuid4().hex[:10]}", **config
+    )
 
 
 def _channel_key(layer, channel):
@@ -89,8 +90,9 @@ def test_a_move_reaches_a_socket_of_this_process_through_its_inbox_after_the_mov
         held = set(local._inboxes)
         state = await database_sync_to_async(state_of)(game)
         card = state.legal_actions(1)[0]["card"]
-        await mover.send_json_to({"type": "act", "action": {"type": "pass", "card": card},
-                                  "key": "pick-1"})
+        await mover.send_json_to(
+            {"type": "act", "action": {"type": "pass", "card": card}, "key": "pick-1"}
+        )
         # The mover's push is made while its own message is being answered: the answer
         # still comes first, then the table (one message at a time through dispatch).
         first = await mover.receive_json_from(timeout=5)
@@ -188,7 +190,10 @@ def test_a_loops_sockets_share_one_reader_which_stops_with_the_last_of_them():
             local.close_inbox(second)
             redis_batch.close_channel(layer, second)
         await asyncio.wait([reader.task], timeout=redis_batch.READ_WAIT + 2)
-        stopped = (reader.task.done(), (asyncio.get_running_loop(), layer) not in redis_batch._readers)
+        stopped = (
+            reader.task.done(),
+            (asyncio.get_running_loop(), layer) not in redis_batch._readers,
+        )
         await layer.flush()
         return shared, running_after_one, got, stopped
 

@@ -27,8 +27,9 @@ def rate(game):
     """The game's rating update, as decisions._record makes it (under the game's lock, in a
     transaction); a no-op when the hook already did it."""
     with transaction.atomic():
-        locked = Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(
-            pk=game.pk)
+        locked = (
+            Game.objects.select_for_update(of=("self",)).select_related("snapshot").get(pk=game.pk)
+        )
         ratings.game_finished(locked, store.load_state(locked))
     return changes(game)
 
@@ -61,8 +62,9 @@ def play_cards(game, count=None):
 
 
 def concede(game, seat):
-    decisions.apply_decision(game.pk, seat, {"type": "concede"}, "person",
-                             idempotency_key=uuid.uuid4().hex)
+    decisions.apply_decision(
+        game.pk, seat, {"type": "concede"}, "person", idempotency_key=uuid.uuid4().hex
+    )
     game.refresh_from_db()
     return game
 

@@ -53,8 +53,9 @@ def farm_table(four):
 def test_conceding_at_the_setup_pass_of_a_rated_table_moves_no_rating(four):
     game = farm_table(confirmed(*four))
     ana = client_of(four[0])
-    response = ana.post(reverse("games:act", args=[game.pk]),
-                        {"concede": "1", "key": uuid.uuid4().hex})
+    response = ana.post(
+        reverse("games:act", args=[game.pk]), {"concede": "1", "key": uuid.uuid4().hex}
+    )
     assert response.status_code == 302
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
@@ -89,8 +90,9 @@ def test_only_three_rated_games_of_the_same_people_count_in_a_day(four):
     counted = [RatingChange.objects.filter(game=g).count() for g in games]
     assert counted == [4, 4, 4, 0]
     games[3].refresh_from_db()
-    assert games[3].rating_note == ("the same players had already played 3 rated games "
-                                    "together in 24 hours")
+    assert games[3].rating_note == (
+        "the same players had already played 3 rated games together in 24 hours"
+    )
     assert Rating.objects.get(user=ana, players=4).games == 3
 
     # Someone else at the table: other people, another count.
@@ -110,13 +112,15 @@ def test_only_three_rated_games_of_the_same_people_count_in_a_day(four):
     Rating.objects.all().delete()
     Game.objects.update(rating_note="")
     call_command("recompute_ratings", stdout=io.StringIO(), stderr=io.StringIO())
-    assert sorted(Rating.objects.values_list("user_id", "players", "mu", "sigma",
-                                             "games")) == stored
+    assert (
+        sorted(Rating.objects.values_list("user_id", "players", "mu", "sigma", "games")) == stored
+    )
     games[3].refresh_from_db()
     assert games[3].rating_note.startswith("the same players had already played 3")
 
 
 # --- A rated table needs confirmed email addresses.
+
 
 def test_an_unconfirmed_account_cannot_create_a_rated_table(client, ana):
     client.force_login(ana)

@@ -58,8 +58,7 @@ def test_plates_show_each_persons_rating_and_no_bot_rating(four):
     assert shown_ratings.plate_ratings(with_bot) == {0: "1000", 1: "1000"}
     # A push hands over the seats it has read already: the same ratings from one query.
     for g in (game, with_bot):
-        assert (shown_ratings.plate_ratings(g, list(g.seats.all()))
-                == shown_ratings.plate_ratings(g))
+        assert shown_ratings.plate_ratings(g, list(g.seats.all())) == shown_ratings.plate_ratings(g)
 
 
 def test_the_game_end_shows_each_change(four):
@@ -76,7 +75,9 @@ def test_the_game_end_shows_each_change(four):
     assert render_to_string("ratings/change.html", {"changes": []}).strip() == ""
 
 
-def test_the_leaderboard_lists_people_with_enough_games_best_first(client, settings, ana, bo, cy, ed):
+def test_the_leaderboard_lists_people_with_enough_games_best_first(
+    client, settings, ana, bo, cy, ed
+):
     settings.RATING_MIN_GAMES = 3
     Rating.objects.create(user=ana, players=4, mu=30, sigma=2, games=3)
     Rating.objects.create(user=bo, players=4, mu=35, sigma=2, games=10)
@@ -84,12 +85,12 @@ def test_the_leaderboard_lists_people_with_enough_games_best_first(client, setti
     Rating.objects.create(user=ed, players=6, mu=28, sigma=2, games=5)
     client.force_login(ana)
     page = client.get(reverse("history:leaderboard")).content.decode()
-    board = page[page.index('id="leaderboard"'):]
+    board = page[page.index('id="leaderboard"') :]
     assert board.index("Bo") < board.index("Ana") and ">cy<" not in board and ">ed<" not in board
     assert str(shown_ratings.shown(35, 2)) in board
     assert 'id="my-rating"' in page
     six = client.get(reverse("history:leaderboard"), {"players": 6}).content.decode()
-    six = six[six.index('id="leaderboard"'):]
+    six = six[six.index('id="leaderboard"') :]
     assert ">ed<" in six and "Bo" not in six
     junk = client.get(reverse("history:leaderboard"), {"players": "9; drop"})
     assert junk.status_code == 200 and 'aria-current="page">4 players' in junk.content.decode()
@@ -106,10 +107,10 @@ def test_the_profile_shows_the_rating_and_its_chart(client, four):
     client.force_login(four[1])
     page = client.get(reverse("history:profile", args=[four[0].username])).content.decode()
     r = Rating.objects.get(user=four[0], players=4)
-    section = page[page.index('id="ratings"'):]
+    section = page[page.index('id="ratings"') :]
     assert f'<span class="rating-value">{shown_ratings.shown(r.mu, r.sigma)}</span>' in section
     assert "2 rated games" in section and "provisional" in section
-    chart = section[section.index("<svg"):section.index("</figure>")]
+    chart = section[section.index("<svg") : section.index("</figure>")]
     points = re.search(r'<polyline points="([^"]+)"', chart).group(1).split()
     assert len(points) == 3  # before the first game, after each
     assert "style=" not in page and "<script>" not in chart
@@ -127,7 +128,9 @@ def test_the_table_shows_the_ratings_on_the_plates_and_the_changes_at_the_end(fo
     felt = parse(html).find("section", id="table-seats")
     for seat, plate in enumerate(felt.find_all("li", cls="plate")):
         r = Rating.objects.get(user=four[seat], players=4)
-        assert plate.find("span", cls="plate-rating").text() == str(shown_ratings.shown(r.mu, r.sigma))
+        assert plate.find("span", cls="plate-rating").text() == str(
+            shown_ratings.shown(r.mu, r.sigma)
+        )
         assert f"rating {shown_ratings.shown(r.mu, r.sigma)}" in plate.attrs["aria-label"]
     result = parse(html).find("section", id="table-result")
     assert len(result.find("section", id="rating-changes").find_all("li")) == 4

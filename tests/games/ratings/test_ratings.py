@@ -81,13 +81,17 @@ def test_each_table_size_has_its_own_rating(four, six):
 
 def test_ties_are_ties_and_teams_are_rated_as_teams():
     # rate_game against the library with a tie for second (a blocked round can end so).
-    teams = [ratings.Team(0, 1, ((0, 10), (3, 13))), ratings.Team(1, 2, ((1, 11), (4, 14))),
-             ratings.Team(2, 2, ((2, 12), (5, 15)))]
+    teams = [
+        ratings.Team(0, 1, ((0, 10), (3, 13))),
+        ratings.Team(1, 2, ((1, 11), (4, 14))),
+        ratings.Team(2, 2, ((2, 12), (5, 15))),
+    ]
     current = {10: (30.0, 5.0), 11: (20.0, 7.0)}
     got = ratings.rate_game(teams, current)
     r = LIBRARY.rating
-    expected = LIBRARY.rate([[r(mu=30.0, sigma=5.0), r()], [r(mu=20.0, sigma=7.0), r()], [r(), r()]],
-                            ranks=[1, 2, 2])
+    expected = LIBRARY.rate(
+        [[r(mu=30.0, sigma=5.0), r()], [r(mu=20.0, sigma=7.0), r()], [r(), r()]], ranks=[1, 2, 2]
+    )
     for team, new in zip(teams, expected, strict=True):
         for (_, user), e in zip(team.seats, new, strict=True):
             assert got[user][1] == (e.mu, e.sigma)
@@ -123,15 +127,25 @@ def test_at_six_a_conceding_team_is_ranked_last(six):
 def test_applying_twice_changes_nothing(four):
     game = rated_game(four)
     before = sorted(Rating.objects.values_list("user_id", "mu", "sigma", "games"))
-    assert rate(game) and sorted(Rating.objects.values_list(
-        "user_id", "mu", "sigma", "games")) == before
+    assert (
+        rate(game)
+        and sorted(Rating.objects.values_list("user_id", "mu", "sigma", "games")) == before
+    )
     assert RatingChange.objects.filter(game=game).count() == 4
     # And the table itself refuses a second change of a person for one game.
     c = RatingChange.objects.filter(game=game).first()
     with pytest.raises(IntegrityError), transaction.atomic():
         RatingChange.objects.create(
-            game=game, user=c.user, players=4, seat=c.seat, rank=c.rank, mu_before=1,
-            sigma_before=1, mu_after=1, sigma_after=1)
+            game=game,
+            user=c.user,
+            players=4,
+            seat=c.seat,
+            rank=c.rank,
+            mu_before=1,
+            sigma_before=1,
+            mu_after=1,
+            sigma_after=1,
+        )
 
 
 def test_a_casual_game_moves_nothing(four):
@@ -172,7 +186,8 @@ def test_the_game_end_rates_the_game_through_apply_decision(four):
     game = finish(rated_table(four))  # every move through apply_decision
     assert RatingChange.objects.filter(game=game).count() == 4, (
         "decisions._record must call games.actions.ratings.game_finished(game, state, now) "
-        "after _write when the game is over")
+        "after _write when the game is over"
+    )
 
 
 def test_recomputing_from_the_stored_games_gives_the_same_numbers(four, six):
@@ -182,15 +197,26 @@ def test_recomputing_from_the_stored_games_gives_the_same_numbers(four, six):
     rated_game(six, players=6)
     finish(make_started_game(four))  # casual: left out by both
     stored = sorted(Rating.objects.values_list("user_id", "players", "mu", "sigma", "games"))
-    stored_changes = sorted(RatingChange.objects.values_list(
-        "game_id", "user_id", "mu_before", "sigma_before", "mu_after", "sigma_after"))
+    stored_changes = sorted(
+        RatingChange.objects.values_list(
+            "game_id", "user_id", "mu_before", "sigma_before", "mu_after", "sigma_after"
+        )
+    )
     assert ratings.rebuild(write=False) == []
     out = io.StringIO()
     call_command("recompute_ratings", stdout=out)
     assert "the same numbers" in out.getvalue()
-    assert sorted(Rating.objects.values_list("user_id", "players", "mu", "sigma", "games")) == stored
-    assert sorted(RatingChange.objects.values_list(
-        "game_id", "user_id", "mu_before", "sigma_before", "mu_after", "sigma_after")) == stored_changes
+    assert (
+        sorted(Rating.objects.values_list("user_id", "players", "mu", "sigma", "games")) == stored
+    )
+    assert (
+        sorted(
+            RatingChange.objects.values_list(
+                "game_id", "user_id", "mu_before", "sigma_before", "mu_after", "sigma_after"
+            )
+        )
+        == stored_changes
+    )
 
 
 def test_recompute_reports_and_repairs_a_number_that_differs(four):

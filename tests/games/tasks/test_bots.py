@@ -81,8 +81,9 @@ def test_bots_play_a_whole_game_through_a_real_worker():
             if 0 in game.waiting_on:
                 state = store.load_state(game)
                 try:
-                    decisions.apply_decision(game.pk, 0, state.auto_action(0), "person",
-                                            expected_seq=game.last_seq)
+                    decisions.apply_decision(
+                        game.pk, 0, state.auto_action(0), "person", expected_seq=game.last_seq
+                    )
                 except decisions.StaleDecision:
                     pass
             else:
@@ -93,7 +94,8 @@ def test_bots_play_a_whole_game_through_a_real_worker():
     actors = set(GameEvent.objects.filter(game=game).values_list("actor", flat=True))
     assert actors == {"system", "person", "bot"}
     seats_by_bots = set(
-        GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True))
+        GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)
+    )
     assert seats_by_bots == {1, 2, 3}
     seqs = list(GameEvent.objects.filter(game=game).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))

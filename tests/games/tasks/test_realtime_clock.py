@@ -55,26 +55,68 @@ def own_queue_fixture():
 @pytest.fixture(name="worker_and_beat")
 def worker_and_beat_fixture(tmp_path, own_queue):
     if not settings.REDIS_URL:
-        pytest.skip("needs REDIS_URL (a real broker shared with the worker and beat "
-                    "subprocesses); .ci/run sets it")
+        pytest.skip(
+            "needs REDIS_URL (a real broker shared with the worker and beat "
+            "subprocesses); .ci/run sets it"
+        )
     if connection.vendor != "postgresql":
-        pytest.skip("needs DATABASE_URL=postgres://... (the subprocesses must see this "
-                    "test's committed rows); .ci/run sets it")
-    env = {**os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": settings.REDIS_URL,
-           "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, "LOG_LEVEL": "INFO",
-           "CELERY_QUEUE": own_queue}
+        pytest.skip(
+            "needs DATABASE_URL=postgres://... (the subprocesses must see this "
+            "test's committed rows); .ci/run sets it"
+        )
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "LOG_LEVEL": "INFO",
+        "CELERY_QUEUE": own_queue,
+    }
     node = f"clocktest-{uuid.uuid4().hex[:8]}@localhost"
     python = sys.executable
     logs = {name: open(tmp_path / f"{name}.log", "w") for name in ("worker", "beat")}
     procs = [
         subprocess.Popen(
-            [python, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-n", node,
-             "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            env=env, stdout=logs["worker"], stderr=subprocess.STDOUT, cwd=settings.BASE_DIR),
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-P",
+                "solo",
+                "-n",
+                node,
+                "-l",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            env=env,
+            stdout=logs["worker"],
+            stderr=subprocess.STDOUT,
+            cwd=settings.BASE_DIR,
+        ),
         subprocess.Popen(
-            [python, "-m", "celery", "-A", "config", "beat", "-l", "INFO",
-             "--schedule", str(tmp_path / "celerybeat-schedule")],
-            env=env, stdout=logs["beat"], stderr=subprocess.STDOUT, cwd=settings.BASE_DIR),
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "-l",
+                "INFO",
+                "--schedule",
+                str(tmp_path / "celerybeat-schedule"),
+            ],
+            env=env,
+            stdout=logs["beat"],
+            stderr=subprocess.STDOUT,
+            cwd=settings.BASE_DIR,
+        ),
     ]
     try:
         ready = time.monotonic() + 90
@@ -105,8 +147,9 @@ def _wait_for_time_out(game, seat, until):
 
 def _the_time_out_fires_on_its_own(logs, slack):
     host = make_user("host")
-    game = make_started_game([host], players=4, pace=Game.Pace.REALTIME, move_seconds=15,
-                             bots=["easy"])
+    game = make_started_game(
+        [host], players=4, pace=Game.Pace.REALTIME, move_seconds=15, bots=["easy"]
+    )
     game.refresh_from_db()
     due = game.deadline_at
     assert due is not None and "0" in game.clocks
@@ -118,8 +161,11 @@ def _the_time_out_fires_on_its_own(logs, slack):
     late = event.created_at - due
     assert timedelta(0) <= late <= slack, late
     # The bots moved too, through the same worker.
-    assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) \
-        == {1, 2, 3}
+    assert set(GameEvent.objects.filter(game=game, actor="bot").values_list("seat", flat=True)) == {
+        1,
+        2,
+        3,
+    }
     # The bots may still be playing: read the events and the snapshot under the game's lock,
     # so that no move lands between the two reads.
     with transaction.atomic():

@@ -42,7 +42,9 @@ def event_count(game):
 
 
 def hand_labels(html):
-    return re.findall(r'class="card hand-card[^"]*" id="card-\d+-[A-Z0-9]+" aria-label="([^"]+)"', html)
+    return re.findall(
+        r'class="card hand-card[^"]*" id="card-\d+-[A-Z0-9]+" aria-label="([^"]+)"', html
+    )
 
 
 async def connected(comm):
@@ -65,7 +67,13 @@ def test_a_seat_gets_its_own_fragments_after_each_event_and_nothing_else(four):
         push = await comm.receive_json_from(timeout=5)
         assert push["type"] == "fragments" and push["seq"] == 2
         html = push["html"]
-        for fragment in ("table-status", "table-seats", "table-hand", "table-log", "table-announce"):
+        for fragment in (
+            "table-status",
+            "table-seats",
+            "table-hand",
+            "table-log",
+            "table-announce",
+        ):
             assert f'id="{fragment}"' in html
         assert hand_labels(html) == bo_hand
         assert re.search(r'class="plate team-1 you[^"]*"[^>]*id="seat-1"', html)
@@ -124,7 +132,9 @@ def test_a_socket_joins_only_its_users_seat_group_whatever_the_path_asks(four):
     game = make_started_game(four)
 
     async def scenario():
-        comm = communicator(game, four[1], f"/ws/games/{game.pk}/?seat=2&group=game-{game.pk}-seat-2")
+        comm = communicator(
+            game, four[1], f"/ws/games/{game.pk}/?seat=2&group=game-{game.pk}-seat-2"
+        )
         await connected(comm)
         layer = get_channel_layer()
         # Asked of the groups by sending to them, so that it holds on any
@@ -132,9 +142,10 @@ def test_a_socket_joins_only_its_users_seat_group_whatever_the_path_asks(four):
         for group in (push.seat_group(game.pk, 2), push.public_group(game.pk)):
             await layer.group_send(group, {"type": "game.fragments", "seq": 99, "html": group})
         assert await comm.receive_nothing(timeout=0.3)
-        await layer.group_send(push.seat_group(game.pk, 1),
-                               {"type": "game.fragments", "seq": 98, "html": "own",
-                                "holder": four[1].pk})
+        await layer.group_send(
+            push.seat_group(game.pk, 1),
+            {"type": "game.fragments", "seq": 98, "html": "own", "holder": four[1].pk},
+        )
         assert (await comm.receive_json_from(timeout=5))["seq"] == 98
         await comm.disconnect()
 
@@ -181,8 +192,9 @@ def test_a_move_sent_over_the_socket_goes_through_the_one_door_once(four):
         comm = communicator(game, four[1])
         await connected(comm)
         for _ in range(2):  # a resent message with the same key moves once
-            await comm.send_json_to({"type": "act", "action": {"type": "pass", "card": card},
-                                     "key": "pick-1"})
+            await comm.send_json_to(
+                {"type": "act", "action": {"type": "pass", "card": card}, "key": "pick-1"}
+            )
             replies = [await comm.receive_json_from(timeout=5) for _ in range(2 if _ == 0 else 1)]
             assert {"type": "ok", "seq": 2, "key": "pick-1"} in replies
         await comm.disconnect()
@@ -200,12 +212,16 @@ def test_a_user_cannot_act_for_another_seat(four):
     async def scenario():
         comm = communicator(game, four[1])
         await connected(comm)
-        await comm.send_json_to({"type": "act", "seat": 2, "key": "x",
-                                 "action": {"type": "pass", "card": card}})
+        await comm.send_json_to(
+            {"type": "act", "seat": 2, "key": "x", "action": {"type": "pass", "card": card}}
+        )
         reply = await comm.receive_json_from(timeout=5)
         # Every refusal of a move names the key it was sent with, when it had a valid one.
-        assert reply == {"type": "error", "message": "You can only make moves for your own seat.",
-                         "key": "x"}
+        assert reply == {
+            "type": "error",
+            "message": "You can only make moves for your own seat.",
+            "key": "x",
+        }
         assert await comm.receive_nothing(timeout=0.3)
         await comm.disconnect()
 
@@ -225,8 +241,9 @@ def test_an_action_out_of_turn_gets_a_readable_error_and_changes_nothing(four):
     async def scenario():
         comm = communicator(game, four[idle])
         await connected(comm)
-        await comm.send_json_to({"type": "act", "key": "late",
-                                 "action": {"type": "play", "card": hand[0]}})
+        await comm.send_json_to(
+            {"type": "act", "key": "late", "action": {"type": "play", "card": hand[0]}}
+        )
         reply = await comm.receive_json_from(timeout=5)
         assert reply["type"] == "error"
         assert reply["message"] and "Traceback" not in reply["message"]
@@ -253,11 +270,13 @@ def test_socket_moves_hand_their_pooled_connections_back(four):
 
     before = in_use()
     for number in range(3):  # each async_to_sync is a new loop, so a new move thread
+
         async def scenario():
             comm = communicator(game, four[0])
             await connected(comm)
-            await comm.send_json_to({"type": "act", "key": f"k{number}",
-                                     "action": {"type": "play", "card": "R99"}})
+            await comm.send_json_to(
+                {"type": "act", "key": f"k{number}", "action": {"type": "play", "card": "R99"}}
+            )
             reply = await comm.receive_json_from(timeout=5)
             assert reply["type"] == "error"
             await comm.disconnect()

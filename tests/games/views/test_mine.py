@@ -113,7 +113,10 @@ def test_the_deadline_is_shown_in_the_readers_time_zone(ana, bo):
         html = page(logged_in(ana))
         message = mine.socket_message(User.objects.get(pk=ana.pk))
     # 17:00 UTC is 02:00 the next day in Tokyo.
-    assert "Answer by <time" in html and ">Wed 4 Jun, 02:00</time> <span class=\"in\">(in 5 h)</span>" in html
+    assert (
+        "Answer by <time" in html
+        and '>Wed 4 Jun, 02:00</time> <span class="in">(in 5 h)</span>' in html
+    )
     assert "Turn by turn, 24 h a turn" in html
     assert message["games"][0]["body"].endswith("Answer by Wed 04 Jun, 02:00.")
 
@@ -131,8 +134,12 @@ def test_a_real_time_game_says_real_time_and_its_pace(ana):
 @pytest.mark.django_db
 def test_a_seat_a_bot_plays_for_the_reader_does_not_wait_on_them(ana, bo):
     game = turn_by_turn([ana, bo], seed=109)
-    set_columns(game, waiting_on=[0, 1], bot_seats=[*game.bot_seats, 0],
-                stand_ins={"0": {"reason": "away", "since": NOON.isoformat()}})
+    set_columns(
+        game,
+        waiting_on=[0, 1],
+        bot_seats=[*game.bot_seats, 0],
+        stand_ins={"0": {"reason": "away", "since": NOON.isoformat()}},
+    )
     html = page(logged_in(ana))
     assert "Your move" not in html and "(a bot plays while you are away)" in html
     assert mine.waiting(ana.pk) == []
@@ -170,14 +177,19 @@ def test_no_page_or_message_names_a_card(four):
                 break
             state = store.load_state(game)
             seat = game.waiting_on[0]
-            decisions.apply_decision(game.pk, seat, state.auto_action(seat), "person",
-                                     idempotency_key=uuid.uuid4().hex)
+            decisions.apply_decision(
+                game.pk, seat, state.auto_action(seat), "person", idempotency_key=uuid.uuid4().hex
+            )
     client = logged_in(ana)
-    documents = [page(client), page(client, **{"HX-Request": "true"}),
-                 client.get(reverse("games:mine") + "?panel=1",
-                            headers={"HX-Request": "true"}).content.decode(),
-                 client.get(reverse("lobby:index")).content.decode(),
-                 json.dumps(mine.socket_message(ana))]
+    documents = [
+        page(client),
+        page(client, **{"HX-Request": "true"}),
+        client.get(
+            reverse("games:mine") + "?panel=1", headers={"HX-Request": "true"}
+        ).content.decode(),
+        client.get(reverse("lobby:index")).content.decode(),
+        json.dumps(mine.socket_message(ana)),
+    ]
     assert len(row_ids(documents[0])) == 2
     for html in documents:
         assert cards_in(html) == set()
@@ -187,9 +199,12 @@ def test_no_page_or_message_names_a_card(four):
 def test_the_pages_carry_nothing_the_content_policy_refuses(four):
     make_started_game(four, seed=113)
     client = logged_in(four[0])
-    for html in (page(client), page(client, **{"HX-Request": "true"}),
-                 client.get(reverse("lobby:index")).content.decode(), page(logged_in(
-                     make_user("nobody-plays")))):
+    for html in (
+        page(client),
+        page(client, **{"HX-Request": "true"}),
+        client.get(reverse("lobby:index")).content.decode(),
+        page(logged_in(make_user("nobody-plays"))),
+    ):
         assert refused_inline(html) == []
 
 
@@ -221,9 +236,12 @@ def test_the_header_counts_the_games_waiting_on_the_reader(four, django_assert_n
     theirs = make_started_game([ana, bo], seed=132)
     set_columns(theirs, waiting_on=[1])
     html = logged_in(ana).get(reverse("history:mine")).content.decode()
-    assert re.search(r'<span class="count" id="waiting-count" aria-hidden="true">2</span>'
-                     r'<span class="visually-hidden" id="waiting-label">: 2 games waiting on you'
-                     r"</span>", html)
+    assert re.search(
+        r'<span class="count" id="waiting-count" aria-hidden="true">2</span>'
+        r'<span class="visually-hidden" id="waiting-label">: 2 games waiting on you'
+        r"</span>",
+        html,
+    )
     marks = re.search(r'data-waiting="([^"]*)"', html).group(1)
     assert sorted(marks.split()) == sorted([f"{setup.pk}:1", f"{second.pk}:1"])
     assert 'data-site-ws="/ws/me/" data-heartbeat="60"' in html
@@ -270,8 +288,14 @@ def test_a_push_tells_each_persons_site_sockets_only_when_they_listen(four, ed, 
     pushes = effects.seat_pushes(game.pk, listening=listening, waiting=True)
     assert pushes == [(push.waiting_group(ana.pk), {"type": "waiting.changed"})]
     # One read for every group, seats and users together; no event row read, nothing rendered.
-    assert asked == [[push.seat_group(game.pk, 0), push.seat_group(game.pk, 1),
-                      push.waiting_group(ana.pk), push.waiting_group(bo.pk)]]
+    assert asked == [
+        [
+            push.seat_group(game.pk, 0),
+            push.seat_group(game.pk, 1),
+            push.waiting_group(ana.pk),
+            push.waiting_group(bo.pk),
+        ]
+    ]
     assert reads == []
     assert effects.seat_pushes(game.pk, listening=lambda groups: set(), waiting=True) == []
 
@@ -282,15 +306,20 @@ def test_a_push_nobody_listens_to_costs_the_seats_read_alone(four, django_assert
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     state = store.load_state(game)
     with django_assert_num_queries(1):
-        assert effects.seat_pushes(game.pk, game=game, state=state, waiting=True,
-                                   listening=lambda groups: set()) == []
+        assert (
+            effects.seat_pushes(
+                game.pk, game=game, state=state, waiting=True, listening=lambda groups: set()
+            )
+            == []
+        )
 
 
 @pytest.mark.django_db
 def test_without_a_listening_check_every_person_is_told(four):
     game = make_started_game(four[:3], seed=142)
-    told = [g for g, m in effects.seat_pushes(game.pk, waiting=True)
-            if m == {"type": "waiting.changed"}]
+    told = [
+        g for g, m in effects.seat_pushes(game.pk, waiting=True) if m == {"type": "waiting.changed"}
+    ]
     assert told == [push.waiting_group(u.pk) for u in four[:3]]
     assert not [m for _, m in effects.seat_pushes(game.pk) if m["type"] == "waiting.changed"]
 
@@ -317,15 +346,25 @@ async def opened(comm):
 def bot_move(game, seat):
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     state = store.load_state(game)
-    decisions.apply_decision(game.pk, seat, state.auto_action(seat), GameEvent.Actor.BOT,
-                             idempotency_key=uuid.uuid4().hex)
+    decisions.apply_decision(
+        game.pk,
+        seat,
+        state.auto_action(seat),
+        GameEvent.Actor.BOT,
+        idempotency_key=uuid.uuid4().hex,
+    )
 
 
 def person_move(game, seat):
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     state = store.load_state(game)
-    decisions.apply_decision(game.pk, seat, state.auto_action(seat), GameEvent.Actor.PERSON,
-                             idempotency_key=uuid.uuid4().hex)
+    decisions.apply_decision(
+        game.pk,
+        seat,
+        state.auto_action(seat),
+        GameEvent.Actor.PERSON,
+        idempotency_key=uuid.uuid4().hex,
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -373,10 +412,19 @@ def test_a_bot_move_tells_the_players_socket_and_no_one_elses(ana, bo, ed):
     async def scenario():
         mine_, bos, eds = site_socket(ana), site_socket(bo), site_socket(ed)
         first = await opened(mine_)
-        assert first == {"type": "waiting", "count": 1, "games": [{
-            "id": game.pk, "seq": 1, "url": f"/games/{game.pk}/",
-            "title": f"Your turn at table {game.pk}",
-            "body": "4 players. Real time, 30 s a move."}]}
+        assert first == {
+            "type": "waiting",
+            "count": 1,
+            "games": [
+                {
+                    "id": game.pk,
+                    "seq": 1,
+                    "url": f"/games/{game.pk}/",
+                    "title": f"Your turn at table {game.pk}",
+                    "body": "4 players. Real time, 30 s a move.",
+                }
+            ],
+        }
         await opened(bos)
         await opened(eds)
         await database_sync_to_async(bot_move)(game, 3)

@@ -84,8 +84,9 @@ def test_a_player_posts_a_legal_move(client, four):
     action = store.load_state(game).legal_actions(1)[0]
     client.force_login(four[1])
 
-    response = client.post(reverse("games:act", args=[game.pk]),
-                           {"action": json.dumps(action), "key": "abc"})
+    response = client.post(
+        reverse("games:act", args=[game.pk]), {"action": json.dumps(action), "key": "abc"}
+    )
 
     assert response.status_code == 302
     event = GameEvent.objects.get(game=game, seq=2)
@@ -98,8 +99,9 @@ def test_a_double_submitted_form_moves_once(client, four):
     client.force_login(four[1])
 
     for _ in range(2):
-        client.post(reverse("games:act", args=[game.pk]),
-                    {"action": json.dumps(action), "key": "same-form"})
+        client.post(
+            reverse("games:act", args=[game.pk]), {"action": json.dumps(action), "key": "same-form"}
+        )
 
     assert GameEvent.objects.filter(game=game).count() == 2
 
@@ -108,9 +110,11 @@ def test_an_illegal_move_shows_the_engines_message_and_changes_nothing(client, f
     game = make_started_game(four)
     client.force_login(four[1])
 
-    response = client.post(reverse("games:act", args=[game.pk]),
-                           {"action": json.dumps({"type": "draw"}), "key": "x"},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        reverse("games:act", args=[game.pk]),
+        {"action": json.dumps({"type": "draw"}), "key": "x"},
+        headers={"HX-Request": "true"},
+    )
 
     assert response.status_code == 400
     assert 'role="alert"' in response.content.decode()
@@ -134,8 +138,12 @@ def test_an_outsider_can_neither_watch_a_private_game_nor_act(client, four, ed):
     client.force_login(ed)
 
     assert client.get(reverse("games:play", args=[game.pk])).status_code == 403
-    assert client.post(reverse("games:act", args=[game.pk]),
-                       {"action": json.dumps({"type": "draw"})}).status_code == 403
+    assert (
+        client.post(
+            reverse("games:act", args=[game.pk]), {"action": json.dumps({"type": "draw"})}
+        ).status_code
+        == 403
+    )
 
 
 def test_a_spectator_sees_only_the_public_view_and_cannot_act(client, four, ed):

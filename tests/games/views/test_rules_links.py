@@ -9,10 +9,27 @@ from tests.security.world import build_world
 
 pytestmark = pytest.mark.django_db
 
-PLATE = {"number": 1, "team": 1, "shape": "square", "name": "Bo", "cards": 0, "out": True,
-         "departed": False, "to_play": False, "dealer": False, "has_chosen": False,
-         "choosing": False, "waiting": False, "last": False, "traded": False, "timeouts": 0,
-         "timeouts_limit": 3, "due": None, "rating": None, "bot_account": False}
+PLATE = {
+    "number": 1,
+    "team": 1,
+    "shape": "square",
+    "name": "Bo",
+    "cards": 0,
+    "out": True,
+    "departed": False,
+    "to_play": False,
+    "dealer": False,
+    "has_chosen": False,
+    "choosing": False,
+    "waiting": False,
+    "last": False,
+    "traded": False,
+    "timeouts": 0,
+    "timeouts_limit": 3,
+    "due": None,
+    "rating": None,
+    "bot_account": False,
+}
 
 
 def plate(p):
@@ -33,5 +50,5 @@ def test_the_seat_that_must_give_is_shown_the_rules_of_the_give():
     giving = [seat for seat, html in pages.items() if 'id="btn-give"' in html]
     assert giving
     for seat, html in pages.items():
-        shown = f'{reverse("rules")}#tag-in' in html and f'{reverse("rules")}#half-pass' in html
+        shown = f"{reverse('rules')}#tag-in" in html and f"{reverse('rules')}#half-pass" in html
         assert shown == (seat in giving), seat

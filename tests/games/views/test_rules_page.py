@@ -30,7 +30,12 @@ def test_every_page_header_leads_to_lobby_watch_my_games_history_ratings_and_rul
         page = client.get(url).content.decode()
         nav = page.split('<nav aria-label="Site"', 1)[1].split("</nav>", 1)[0]
         assert [name for name in re.findall(r">(\w+)</a>", nav)] == [
-            "Lobby", "Watch", "History", "Ratings", "Rules"]
+            "Lobby",
+            "Watch",
+            "History",
+            "Ratings",
+            "Rules",
+        ]
         # "My games" carries the count of games waiting, so it is read by its own id.
         assert re.search(r'href="/games/mine/" id="my-games-link"[^>]*>My games<', nav)
     rules = client.get(reverse("rules")).content.decode()

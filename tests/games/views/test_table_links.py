@@ -22,7 +22,9 @@ def test_a_player_reports_a_table_from_the_table_screen(client, four):
     form = client.get(url)
     assert form.status_code == 200
     before = Report.objects.filter(game=game).count()
-    response = client.post(url, {"reason": Report.Reason.OTHER, "text": "Please look at this table."})
+    response = client.post(
+        url, {"reason": Report.Reason.OTHER, "text": "Please look at this table."}
+    )
     assert response.status_code in (200, 302)
     report = Report.objects.get(game=game)
     assert before == 0 and report.reported is None and report.text == "Please look at this table."
