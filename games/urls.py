@@ -1,6 +1,7 @@
 from django.urls import path
 
-from games.views import chat, mine, table as views
+from games.views import chat, mine
+from games.views import table as views
 
 app_name = "games"
 

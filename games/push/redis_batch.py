@@ -137,7 +137,10 @@ def group_members(layer, groups):
         args=[int(time.time()) - layer.group_expiry],
         client=client,
     )
-    return {group: [m.decode("utf8") for m in found] for group, found in zip(groups, replies)}
+    return {
+        group: [m.decode("utf8") for m in found]
+        for group, found in zip(groups, replies, strict=True)
+    }
 
 
 def group_send_batch(layer, pushes, members=None):

@@ -17,10 +17,9 @@ from playwright.sync_api import Error as PlaywrightError
 from games import store
 from games.actions import decisions
 from games.models import Game, GameEvent
-
+from tests.browser_support import PATIENCE_MS
 from tests.conftest import make_started_game, make_user
 from tests.e2e.conftest import logged_in_page
-from tests.browser_support import PATIENCE_MS
 from tests.e2e.test_keyboard import KEYS_OF_CARDS
 from tests.e2e.test_table_browser import ATTEMPT_MS, finished, seq_of, wait_for_news, wait_past
 
@@ -56,7 +55,7 @@ OUT_OF_VIEW = """(selectors) => {
       const r = el.getBoundingClientRect();
       if (!r.width || !r.height) continue;
       if (r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5)
-        out.push(`${sel} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+        out.push(`${sel} at ${[r.left, r.top, r.right, r.bottom].map(Math.round)}`);
     }
   }
   return out;
@@ -181,7 +180,10 @@ def test_the_whole_table_and_every_control_fit_a_desktop_screen(
         assert page.evaluate(SCROLLS) == {"x": 0, "y": 0}
         # The log the pushes built, each holding only the newest moves, is the whole game's,
         # as a fresh page draws it.
-        moves = "() => Array.from(document.querySelectorAll('#table-log li.move'), li => li.dataset.seq)"
+        moves = (
+            "() => Array.from(document.querySelectorAll('#table-log li.move'),"
+            " li => li.dataset.seq)"
+        )
         pushed = page.evaluate(moves)
         page.reload()
         page.get_by_role("heading", name="Final result").wait_for()
@@ -200,7 +202,8 @@ def test_on_a_phone_nothing_sticks_out_sideways_over_a_whole_game(daphne_url, ch
     def sideways(page, when):
         assert page.evaluate(SCROLLS)["x"] == 0, f"the page is wider than the phone ({when})"
         right = page.evaluate("""() => Math.max(...Array.from(document.querySelectorAll(
-            '.plate, #table-hand button, #table-status li'), el => el.getBoundingClientRect().right))""")
+            '.plate, #table-hand button, #table-status li'),
+            el => el.getBoundingClientRect().right))""")
         assert right <= 390.5, f"something ends at x={right} ({when})"
 
     seen, made = play_measuring(page, sideways)

@@ -142,7 +142,11 @@ def test_revoking_the_token_closes_an_open_stream_at_once(ana):
 
 
 @pytest.mark.parametrize("moved", [False, True], ids=["seated", "changed-seats"])
-def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_not_see(ana, moved):
+# One scenario read top to bottom (the stale stream, then the whole game), its steps closures
+# over the game and what was received: split up, the reader would have to chase them.
+def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_not_see(  # noqa: C901
+    ana, moved
+):
     """The bot account plays random legal moves over its stream; every message it gets is
     scanned for card codes, which must all be ones its seat has been shown. Changed seats:
     before the deal the bot sat at seat 3 with a stream open there, then moved to seat 1;
@@ -207,7 +211,7 @@ def test_nothing_the_stream_sends_over_a_whole_game_names_a_card_the_seat_may_no
             while True:  # what the stream left at seat 3 is sent, until it closes or falls silent
                 try:
                     output = await stale.receive_output(timeout=2)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
                 if output["type"] == "websocket.close":
                     break

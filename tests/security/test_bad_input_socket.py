@@ -53,7 +53,9 @@ def nested(opening, closing, depth, before="", after=""):
     return before + opening * depth + "0" + closing * depth + after
 
 
-def frames(world, game, draw):
+# One branch per kind of bad frame, each a few lines: a table of them would say the same
+# less plainly.
+def frames(world, game, draw):  # noqa: C901
     """A list of (kind, payload, reply type expected) for a socket at `game`."""
     state = world.state(game)
     out = []

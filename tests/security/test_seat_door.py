@@ -9,7 +9,6 @@ Each stream and socket here is real (the site's ASGI stack with a real token or 
 log-in's session), and everything each one receives is scanned for card codes.
 """
 
-import asyncio
 import json
 
 import pytest
@@ -64,7 +63,7 @@ async def drain(comm, timeout=1.0):
     while True:
         try:
             output = await comm.receive_output(timeout=timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return messages, None
         if output["type"] == "websocket.close":
             return messages, output["code"]

@@ -5,8 +5,8 @@ digest at its hour, quiet hours that hold an email but let an urgent reminder th
 before they begin, and one-click unsubscribe links that turn one kind off."""
 
 import email
-import html
 import email.policy
+import html
 import re
 import zoneinfo
 from datetime import datetime, time, timedelta
@@ -51,7 +51,8 @@ def sweep(moment):
         tasks.sweep_clocks()
 
 
-def start(users, moment=at(0), **options):
+def start(users, moment=None, **options):
+    moment = at(0) if moment is None else moment
     options.setdefault("pace", Game.Pace.TURN_BASED)
     options.setdefault("turn_hours", 24)
     with travel(moment):
@@ -114,7 +115,7 @@ def test_at_most_one_your_turn_email_a_game_until_the_player_has_been_back(inbox
         """Everyone else decides at once; Ana's own decisions time out (a bot plays them);
         until a new decision is hers."""
         seq = fresh(game).clocks["0"]["since"]
-        for hours in range(1, 200):
+        for _hour in range(1, 200):
             with travel(moment):
                 for seat in fresh(game).waiting_on:
                     if seat != 0:

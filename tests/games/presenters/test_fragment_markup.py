@@ -225,7 +225,7 @@ def plate_state(public, number, to_play):
 @pytest.mark.parametrize("players,seed,moves", GAMES)
 def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed, moves):
     modes = set()
-    for game, state, seat, html in readings(players, seed, moves):
+    for _game, state, seat, html in readings(players, seed, moves):
         hand_area = parse(html).find("section", id="table-hand")
         assert hand_area.attrs["aria-labelledby"] == "hand-heading"
         if seat is None:
@@ -312,7 +312,7 @@ def test_the_hand_offers_exactly_the_legal_moves_each_by_its_name(players, seed,
 
 @pytest.mark.parametrize("players,seed,moves", GAMES)
 def test_the_centre_and_the_result_are_named_for_screen_readers(players, seed, moves):
-    for game, state, seat, html in readings(players, seed, moves, every=5):
+    for game, state, _seat, html in readings(players, seed, moves, every=5):
         root = parse(html)
         public = state.view(None)
         felt = root.find("section", id="table-seats")

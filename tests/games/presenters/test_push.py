@@ -112,7 +112,7 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
     before = plate_data(game)
     play_random(game, rng)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
-    changed = sum(a != b for a, b in zip(before, plate_data(game)))
+    changed = sum(a != b for a, b in zip(before, plate_data(game), strict=True))
     assert 0 < changed < players
     rendered.clear()
     effects.seat_pushes(game.pk)

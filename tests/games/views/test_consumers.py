@@ -271,11 +271,11 @@ def test_socket_moves_hand_their_pooled_connections_back(four):
     before = in_use()
     for number in range(3):  # each async_to_sync is a new loop, so a new move thread
 
-        async def scenario():
+        async def scenario(key=f"k{number}"):
             comm = communicator(game, four[0])
             await connected(comm)
             await comm.send_json_to(
-                {"type": "act", "key": f"k{number}", "action": {"type": "play", "card": "R99"}}
+                {"type": "act", "key": key, "action": {"type": "play", "card": "R99"}}
             )
             reply = await comm.receive_json_from(timeout=5)
             assert reply["type"] == "error"
