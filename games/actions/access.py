@@ -12,7 +12,7 @@ of them authenticates in its own way and then asks here, so that they cannot dri
   parsed, submitted and answered is games.actions.seat_door's; the write door
   (games.actions.decisions) checks the seat's holder and the game's state again under the
   game's lock, so a decision is judged by who holds the seat when it is applied.
-- `holds(user_id, game_id, seat)` and `seat_with_game(...)` read again, at the moment a
+- `seat_with_game(user_id, game_id, seat)` reads again, at the moment a
   seat's state is read, whether the reader still holds the seat: a socket or stream that
   was let in earlier never reads a seat that has since changed hands.
 - `seats_changed(game_id, numbers)`: a lobby seat change tells the sockets and streams of
@@ -112,11 +112,6 @@ def program_at(user: AbstractBaseUser, game_id: int, with_snapshot: bool = False
     if seat is None:
         return None
     return Reader(seat.game, user, seat.number, PROGRAM)
-
-
-def holds(user_id: int, game_id: int, seat: int) -> bool:
-    """`user_id` holds `seat` of `game_id` now."""
-    return Seat.objects.filter(game_id=game_id, number=seat, user_id=user_id).exists()
 
 
 def seat_with_game(user_id: int, game_id: int, seat: int) -> Game | None:

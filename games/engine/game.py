@@ -233,9 +233,6 @@ class GameState(Dealing, CardEffects, Trades, Ending, Snapshot):
                 return s
         return None
 
-    def _is_out(self, s: int) -> bool:
-        return not self.hands[s] and bool(self.hands[(s + self.half) % self.n])
-
     def _playable(self) -> frozenset[str]:
         return PLAYABLE[(FACE[self.discard[-1]], self.color)]
 
