@@ -76,59 +76,70 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
         state = store.load_state(game)
     seats = store.table_seats(game_id)
     holders = {s.number: s.user_id for s in seats if s.user_id}
-    # A page's socket listens at its seat's group, a bot account's stream at its program
-    # group (a bot account's owner may have the page open as well).
-    listeners = [(push.seat_group(game_id, number), number) for number in holders]
-    programs = [
-        (push.program_group(game_id, s.number), s.number)
-        for s in seats
-        if s.user_id and s.user.is_bot
-    ]
-    if game.spectators and not game.private:
-        listeners.append((push.public_group(game_id), None))
-    told = [push.waiting_group(s.user_id) for s in seats if s.user_id] if waiting else []
+    pages, programs, told = _listeners(game, seats, waiting)
     if listening is not None:
         # One read for every kind of group: a game nobody listens to costs nothing more.
-        open_groups = listening([group for group, _ in listeners + programs] + told)
+        open_groups = listening([group for group, _ in pages + programs] + told)
         if open_groups is not None:
-            listeners = [(group, seat) for group, seat in listeners if group in open_groups]
+            pages = [(group, seat) for group, seat in pages if group in open_groups]
             programs = [(group, seat) for group, seat in programs if group in open_groups]
             told = [group for group in told if group in open_groups]
-    waiting_changed = [(group, {"type": "waiting.changed"}) for group in told]
     # `holder`: the user a seat's rendering or state is for, so that a socket or stream let
     # in for the seat before it changed hands passes none of it on (games.actions.access).
     states = [
         (
             group,
-            {
-                "type": "game.state",
-                "seq": game.last_seq,
-                "holder": holders.get(seat),
-                "state": bot_view.seat_state(game, seat, state),
-            },
+            _message(
+                "game.state", game, holders.get(seat), state=bot_view.seat_state(game, seat, state)
+            ),
         )
         for group, seat in programs
     ]
-    if not listeners:
-        return states + waiting_changed
-    rows = store.recent_events(game_id, table.PUSH_LOG_ROWS)
-    public = table.PublicTable(game, state, seats, rows)
-    pushes = []
-    for group, seat in listeners:
-        html = table.render_fragments(table.table_context(game, seat, public=public))
-        pushes.append(
-            (
-                group,
-                {
-                    "type": "game.fragments",
-                    "seq": game.last_seq,
-                    "html": html,
-                    "holder": holders.get(seat),
-                },
-            )
-        )
     # The tables first: a page waits on its push, a header's count can wait a moment.
-    return pushes + states + waiting_changed
+    return (
+        _renderings(game, state, seats, holders, pages)
+        + states
+        + [(group, {"type": "waiting.changed"}) for group in told]
+    )
+
+
+def _listeners(game, seats, waiting):
+    """The groups a push may go to: (group, seat) of the pages (a seat's holder, the
+    spectators' group as seat None), (group, seat) of the bot accounts' streams, and with
+    `waiting` the people's site sockets. A page's socket listens at its seat's group, a
+    bot account's stream at its program group (its owner may have the page open too)."""
+    people = [s for s in seats if s.user_id]
+    pages = [(push.seat_group(game.pk, s.number), s.number) for s in people]
+    if game.spectators and not game.private:
+        pages.append((push.public_group(game.pk), None))
+    programs = [(push.program_group(game.pk, s.number), s.number) for s in people if s.user.is_bot]
+    told = [push.waiting_group(s.user_id) for s in people] if waiting else []
+    return pages, programs, told
+
+
+def _renderings(game, state, seats, holders, pages):
+    """Each page's fragments: what every reader sees alike rendered once (PublicTable),
+    then each reader's own part."""
+    if not pages:
+        return []
+    rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS)
+    public = table.PublicTable(game, state, seats, rows)
+    return [
+        (
+            group,
+            _message(
+                "game.fragments",
+                game,
+                holders.get(seat),
+                html=table.render_fragments(table.table_context(game, seat, public=public)),
+            ),
+        )
+        for group, seat in pages
+    ]
+
+
+def _message(kind, game, holder, **content):
+    return {"type": kind, "seq": game.last_seq, "holder": holder, **content}
 
 
 def game_changed(game_id, players, seq, game=None, state=None):

@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
-from games.engine.types import Event
+from games.engine import GameState
+from games.engine.types import Event, SeatView
 from games.models import TEAM_SHAPES, Game, GameEvent, Seat
 from games.presenters import describe, fairness
 from games.presenters.cards import COLOR_NAMES, card_face
@@ -162,53 +163,15 @@ def frame(
     step = max(1, min(step, total))
     state = state_at(game, rows, step)
     view = state.view(perspective.seat)
-    n, half = game.players, game.players // 2
-    hands: list[list[str] | None]
-    if perspective.all_hands:
-        hands = [state.view(s)["hand"] for s in range(n)]
-    elif perspective.seat is not None:
-        hands = [view["hand"] if s == perspective.seat else None for s in range(n)]
-    else:
-        hands = [None] * n
-    seats_info = [
-        {
-            "number": s,
-            "name": names.get(s, f"Seat {s + 1}"),
-            "team": s % half,
-            "shape": TEAM_SHAPES[s % half],
-            "cards": view["hand_sizes"][s],
-            "hand": None if hand is None else [engine.card_name(c) for c in hand],
-            "faces": None if hand is None else [card_face(c) for c in hand],
-            "out": view["out"][s],
-            "departed": view["departed"][s],
-            "to_play": view.get("turn") == s and not view.get("game_over"),
-            "followed": s == perspective.seat,
-            "you": s == reader,
-        }
-        for s, hand in enumerate(hands)  # one per seat
-    ]
-    log: list[dict[str, Any]] = []
-    for row in rows[:step]:
-        for event in visible_events(row.events, perspective):
-            log.append(
-                {
-                    "seq": row.seq,
-                    "text": describe.describe(event, reader, names, n),
-                    "current": row.seq == rows[step - 1].seq,
-                }
-            )
+    half = game.players // 2
+    seats_info = _seat_plates(state, view, perspective, names, reader)
+    log = _log(rows, step, perspective, reader, names, game.players)
     row = rows[step - 1]
-    if seats is None:
-        seats = seats_of(game)
-    table = StepTable(game, state, seats, rows[:step])
+    table = StepTable(game, state, seats_of(game) if seats is None else seats, rows[:step])
     # The followed seat sits at the bottom of the felt, as a player's own seat does on the
     # table; with none followed, the reader's own seat, else seat 1.
     me = perspective.seat if perspective.seat is not None else reader if reader is not None else 0
-    outcome = view.get("round_over")
-    over = view.get("game_over")
-    round_winner = outcome.get("winner") if outcome else None
-    game_winner = over.get("winner") if over else None
-    turn, color = view.get("turn"), view.get("color")
+    color = view.get("color")
     return {
         "step": step,
         "total": total,
@@ -233,6 +196,74 @@ def frame(
         # Rendered only when the template asks: the tests fold thousands of frames.
         "plates": functools.partial(table.plates_for, reader),
         "scores": functools.partial(table.scores, None if reader is None else reader % half),
+        **_headline(view, names),
+    }
+
+
+def _seat_plates(
+    state: GameState,
+    view: SeatView,
+    perspective: Perspective,
+    names: Mapping[int, str],
+    reader: int | None,
+) -> list[dict[str, Any]]:
+    """Each seat's plate at this step, with the hand the perspective shows (all of them,
+    the followed seat's, or none)."""
+    n, half = len(view["hand_sizes"]), len(view["hand_sizes"]) // 2
+    hands: list[list[str] | None]
+    if perspective.all_hands:
+        hands = [state.view(s)["hand"] for s in range(n)]
+    elif perspective.seat is not None:
+        hands = [view["hand"] if s == perspective.seat else None for s in range(n)]
+    else:
+        hands = [None] * n
+    return [
+        {
+            "number": s,
+            "name": names.get(s, f"Seat {s + 1}"),
+            "team": s % half,
+            "shape": TEAM_SHAPES[s % half],
+            "cards": view["hand_sizes"][s],
+            "hand": None if hand is None else [engine.card_name(c) for c in hand],
+            "faces": None if hand is None else [card_face(c) for c in hand],
+            "out": view["out"][s],
+            "departed": view["departed"][s],
+            "to_play": view.get("turn") == s and not view.get("game_over"),
+            "followed": s == perspective.seat,
+            "you": s == reader,
+        }
+        for s, hand in enumerate(hands)  # one per seat
+    ]
+
+
+def _log(
+    rows: Sequence[GameEvent],
+    step: int,
+    perspective: Perspective,
+    reader: int | None,
+    names: Mapping[int, str],
+    players: int,
+) -> list[dict[str, Any]]:
+    """The lines of the moves up to `step` the perspective may see, the step's own marked."""
+    current = rows[step - 1].seq
+    return [
+        {
+            "seq": row.seq,
+            "text": describe.describe(event, reader, names, players),
+            "current": row.seq == current,
+        }
+        for row in rows[:step]
+        for event in visible_events(row.events, perspective)
+    ]
+
+
+def _headline(view: SeatView, names: Mapping[int, str]) -> dict[str, str | None]:
+    """Whose turn it is, and the team that won the round or the game, if one did."""
+    outcome, over = view.get("round_over"), view.get("game_over")
+    round_winner = outcome.get("winner") if outcome else None
+    game_winner = over.get("winner") if over else None
+    turn = view.get("turn")
+    return {
         "turn_name": (
             names.get(turn, f"Seat {turn + 1}") if turn is not None and not over else None
         ),
