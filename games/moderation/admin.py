@@ -23,7 +23,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils import timezone
@@ -38,7 +38,7 @@ from games.models import ChatMessage, ChatModeration, ChatMute, Game, GameEvent,
 from games.moderation import actions as moderation
 from games.moderation import chat, staff
 from games.moderation.models import Report
-from games.presenters import replay
+from games.presenters import describe, replay
 
 
 class ReasonForm(forms.Form):
@@ -128,6 +128,61 @@ def reveals_of(game):
     )
 
 
+def seat_shown(number):
+    """A seat as the site names it everywhere (the table, its log, the lobby): from 1, where
+    the game stores seats from 0."""
+    return "" if number is None else f"Seat {number + 1}"
+
+
+def seats_shown(numbers):
+    return ", ".join(seat_shown(n) for n in numbers) if numbers else "-"
+
+
+def per_seat(values):
+    """A JSON column keyed by stored seat number ("0": {...}) as one line per seat, from 1."""
+    if not values:
+        return "-"
+    return format_html_join(
+        "",
+        "<div>{}: {}</div>",
+        (
+            (
+                seat_shown(int(key)) if str(key).isdigit() else key,
+                "; ".join(f"{k} {v}" for k, v in value.items())
+                if isinstance(value, dict)
+                else value,
+            )
+            for key, value in sorted(values.items(), key=lambda item: int(item[0]))
+        ),
+    )
+
+
+def raw(value):
+    """A stored action or event as the admin has always printed it, for the collapsed
+    detail under the lines that say it in words."""
+    return str(value)
+
+
+def event_lines(events, names, players):
+    """The move log's lines for `events`, as a reader without a seat reads them
+    (describe.describe, as the replay and the export call it). The caller decides which
+    events a moderator may see; a line names no card its event does not."""
+    return [describe.describe(event, None, names, players) for event in events]
+
+
+def _when(moment):
+    """A short local date and time, for the lists' narrow columns."""
+    return f"{timezone.localtime(moment):%Y-%m-%d %H:%M}" if moment else "-"
+
+
+def _raw_detail(value):
+    """The stored JSON, collapsed under the lines that say it in words."""
+    return format_html(
+        '<details class="raw"><summary>Stored data</summary><code>{}</code></details>',
+        raw(value),
+    )
+
+
 def _live(game):
     """A table still waiting or being played: the only ones moderators change."""
     return game.status in (Game.Status.OPEN, Game.Status.ACTIVE)
@@ -138,14 +193,27 @@ def _seated(request, game_id):
 
 
 class SeatInline(admin.TabularInline):
+    """The table's seats, read-only: the lobby seats people and the moderation actions
+    (the game's Seats page) hand a seat to a bot or empty it, each with its event."""
+
     model = Seat
     extra = 0
-    fields = ["number", "user", "bot_level"]
-    readonly_fields = ["number", "user", "bot_level"]
+    fields = ["seat", "user", "bot_level"]
+    readonly_fields = ["seat", "user", "bot_level"]
     can_delete = False
+    # Django's tabular inline heads each row with the seat's str (numbered from 0) and
+    # primes its script with an "Add another" link; this one is a plain table.
+    template = "admin/games/game/seats_inline.html"
 
     def has_add_permission(self, request, obj=None):
         return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).order_by("number")
+
+    @admin.display(description="Seat", ordering="number")
+    def seat(self, seat):
+        return seat_shown(seat.number)
 
 
 class SeatActionForm(forms.Form):
@@ -163,7 +231,7 @@ class SeatActionForm(forms.Form):
     def __init__(self, *args, game, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["seat"].choices = [
-            (s.number, f"Seat {s.number}: {s.user}")
+            (s.number, f"{seat_shown(s.number)}: {s.user}")
             for s in game.seats.select_related("user")
             if s.user_id
         ]
@@ -192,18 +260,20 @@ class OptionsForm(forms.ModelForm):
 
 @admin.register(Game)
 class GameAdmin(CheckedSelection, admin.ModelAdmin):
+    # What a moderator looks for in a list of tables, narrow enough for a laptop's screen
+    # beside the filters: the flags are on each table's page, the links one a line.
     list_display = [
-        "pk",
+        "table",
         "status",
-        "players_list",
         "players",
         "pace",
-        "private",
-        "last_seq",
+        "seated",
+        "started",
+        "last_move",
         "open_reports",
-        "created_at",
         "links",
     ]
+    list_display_links = ["table"]
     list_filter = ["status", "players", "pace", "private", "spectators"]
     search_fields = [
         "=id",
@@ -216,7 +286,19 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     # The seed is shown by `seed_shown`: the form field would show it at any time; the deal
     # secret never shows here (it is revealed with the seed once the game is over:
     # docs/fair-deals.md), and neither may be edited.
-    exclude = ["seed", "deal_secret"]
+    # The seat-keyed columns (turn, waiting_on, bot_seats, clocks, timeouts, stand_ins,
+    # presence) are shown by *_shown below, with seats from 1 as the site numbers them.
+    exclude = [
+        "seed",
+        "deal_secret",
+        "turn",
+        "waiting_on",
+        "bot_seats",
+        "clocks",
+        "timeouts",
+        "stand_ins",
+        "presence",
+    ]
     # What the game's own code keeps: a hand-edited clock, presence entry or stand-in would
     # disagree with the event log and the sweep; the invite token is the private table's key;
     # the seat count and the host are the lobby's (they decide which seats exist and who
@@ -228,17 +310,17 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         "seed_shown",
         "last_seq",
         "round",
-        "turn",
-        "waiting_on",
-        "bot_seats",
+        "turn_shown",
+        "waiting_on_shown",
+        "bot_seats_shown",
         "deadline_at",
         "bot_due_at",
         "wake_at",
         "countdown_at",
-        "clocks",
-        "timeouts",
-        "stand_ins",
-        "presence",
+        "clocks_shown",
+        "timeouts_shown",
+        "stand_ins_shown",
+        "presence_shown",
         "invite_token",
         "started_at",
         "finished_at",
@@ -250,6 +332,9 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     form = OptionsForm
     actions = ["abort_tables"]
     list_per_page = 50
+
+    class Media:
+        css = {"all": ["css/admin.css"]}
 
     def has_add_permission(self, request):
         # Tables are created in the lobby, where their seats and seed are made.
@@ -296,15 +381,69 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
             .annotate(
                 open_report_count=Count(
                     "reports", filter=Q(reports__resolved_at__isnull=True), distinct=True
-                )
+                ),
+                # One index lookup per table (game, seq), not a join of its whole log.
+                last_move_at=Subquery(
+                    GameEvent.objects.filter(game=OuterRef("pk"))
+                    .order_by("-seq")
+                    .values("created_at")[:1]
+                ),
             )
         )
 
-    @admin.display(description="Seated")
-    def players_list(self, game):
-        return ", ".join(s.label() for s in game.seats.all())
+    @admin.display(description="Table", ordering="pk")
+    def table(self, game):
+        return str(game)
 
-    @admin.display(description="Open reports", ordering="open_report_count")
+    @admin.display(description="Seats")
+    def seated(self, game):
+        # One name a line, in seat order, named as the table's log names them.
+        seats = sorted(game.seats.all(), key=lambda s: s.number)
+        names = describe.seat_names(seats)
+        return format_html_join(
+            "", '<span class="seat-name">{}</span>', ((names[s.number],) for s in seats)
+        )
+
+    @admin.display(description="Started", ordering="started_at")
+    def started(self, game):
+        return _when(game.started_at)
+
+    @admin.display(description="Last move", ordering="last_move_at")
+    def last_move(self, game):
+        return _when(getattr(game, "last_move_at", None))
+
+    @admin.display(description="Turn")
+    def turn_shown(self, game):
+        if game.turn is None:
+            return "-"
+        names = describe.seat_names(game.seats.select_related("user"))
+        return f"{seat_shown(game.turn)} ({names.get(game.turn, '')})"
+
+    @admin.display(description="Waiting on")
+    def waiting_on_shown(self, game):
+        return seats_shown(game.waiting_on)
+
+    @admin.display(description="Bot seats")
+    def bot_seats_shown(self, game):
+        return seats_shown(game.bot_seats)
+
+    @admin.display(description="Clocks")
+    def clocks_shown(self, game):
+        return per_seat(game.clocks)
+
+    @admin.display(description="Time-outs")
+    def timeouts_shown(self, game):
+        return per_seat(game.timeouts)
+
+    @admin.display(description="Stand-ins")
+    def stand_ins_shown(self, game):
+        return per_seat(game.stand_ins)
+
+    @admin.display(description="Presence")
+    def presence_shown(self, game):
+        return per_seat(game.presence)
+
+    @admin.display(description="Reports", ordering="open_report_count")
     def open_reports(self, game):
         return getattr(game, "open_report_count", None)
 
@@ -379,9 +518,15 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
     def _render_log(self, request, game, *, whole, form=None, revealed=False):
         rows = list(GameEvent.objects.filter(game=game).select_related("user").order_by("seq"))
+        names = describe.seat_names(game.seats.select_related("user"))
         for row in rows:
             row.shown_events = row.events if whole else staff_events(row.events)
             row.shown_action = row.action if whole else None
+            # The lines say what the shown events say, no more: the same events, in words.
+            row.lines = event_lines(row.shown_events, names, game.players)
+            row.seat_shown = seat_shown(row.seat)
+            row.raw_events = [raw(e) for e in row.shown_events]
+            row.raw_action = raw(row.shown_action) if row.shown_action is not None else ""
         context = {
             **self.admin_site.each_context(request),
             "title": f"Event log of {game}",
@@ -438,12 +583,28 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
         )
 
 
+class SeatFilter(admin.SimpleListFilter):
+    """An event's seat, labelled as the site numbers seats (from 1)."""
+
+    title = "seat"
+    parameter_name = "seat"
+
+    def lookups(self, request, model_admin):
+        return [(str(n), seat_shown(n)) for n in range(max(size for size, _ in Game.PLAYERS))]
+
+    def queryset(self, request, queryset):
+        # Only the offered values: anything else in the address filters nothing.
+        if self.value() in {str(n) for n, _ in self.lookup_choices}:
+            return queryset.filter(seat=int(self.value()))
+        return queryset
+
+
 @admin.register(GameEvent)
 class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
     """Read-only: events are append-only and written by games.actions (decisions and moderation)."""
 
-    list_display = ["game", "seq", "kind", "seat", "actor", "user", "created_at"]
-    list_filter = ["actor", "kind"]
+    list_display = ["game", "seq", "kind", "seat_shown", "actor", "user", "created_at"]
+    list_filter = ["actor", "kind", SeatFilter]
     search_fields = ["=game__id", "user__username"]
     list_select_related = ["game", "user"]
     # A row's own page, like the game's log, shows its action and private events only once
@@ -452,7 +613,7 @@ class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
         "game",
         "seq",
         "kind",
-        "seat",
+        "seat_shown",
         "actor",
         "user",
         "created_at",
@@ -460,15 +621,31 @@ class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
         "events_shown",
     )
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
+    @admin.display(description="Seat", ordering="seat")
+    def seat_shown(self, event):
+        return seat_shown(event.seat) or "-"
+
     @admin.display(description="Action")
     def action_shown(self, event):
         if whole_log_shown(event.game):
-            return event.action
+            return _raw_detail(event.action)
         return "Hidden until the game is finished (the game's event log can reveal it)."
 
     @admin.display(description="Events")
     def events_shown(self, event):
-        return event.events if whole_log_shown(event.game) else staff_events(event.events)
+        game = event.game
+        shown = event.events if whole_log_shown(game) else staff_events(event.events)
+        names = describe.seat_names(game.seats.select_related("user"))
+        return format_html(
+            "{}{}",
+            format_html_join(
+                "", "<p>{}</p>", ((line,) for line in event_lines(shown, names, game.players))
+            ),
+            _raw_detail(shown) if shown else "",
+        )
 
 
 def _chat_action(call):
