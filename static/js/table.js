@@ -14,6 +14,14 @@
   function setConnection(state, text) {
     status.dataset.state = state;
     status.textContent = text;
+    showConnection();
+  }
+
+  // "Live" speaks of a game being played: once it is over the word goes (the socket stays,
+  // for the chat and Play again); a connection lost or closed is still said.
+  function showConnection() {
+    const over = document.querySelector("#table-status[data-finished]") !== null;
+    status.hidden = over && status.dataset.state === "live";
   }
 
   function seqOf(html) {
@@ -35,6 +43,7 @@
     // swap and animates from there after it.
     document.dispatchEvent(new CustomEvent("table:beforeswap", { detail: { seq: newSeq } }));
     htmx.swap(document.body, html, { swapStyle: "none" });
+    showConnection();
     restoreDiscard(pile);
     restoreFold(fold);
     restoreLog(moves);

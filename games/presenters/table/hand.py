@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from markupsafe import Markup
 
+from games import engine
 from games.engine.types import Action, SeatView
 from games.models import Game, GameEvent
 from games.presenters.cards import COLOR_NAMES, SYMBOLS, card_face
@@ -32,7 +33,8 @@ def hand_context(
     bot_for_good = _bot_for_good(game, seat)
     acting = seat is not None and not public.finished and not bot_for_good
     mode = _mode(view, legal) if acting else None
-    hand = _cards(view, legal, mode)
+    received = received_since_last_move(public.rows, seat) if seat is not None else []
+    hand = _cards(view, legal, mode, received)
     decision, my_pick = view.get("decision"), view.get("my_pick")
     return {
         "hand": hand,
@@ -44,6 +46,11 @@ def hand_context(
         "my_turn_label": _turn_label(view, mode, kinds) if acting else None,
         "can_concede": acting and seat is not None and not view["departed"][seat],
         "my_pick": card_face(my_pick) if my_pick else None,
+        "any_received": any(card["received"] for card in hand),
+        # A team that conceded holds no cards while the others may play on (at 6 or 8):
+        # the hand says so, and the way out.
+        "conceded": seat is not None and view["departed"][seat],
+        "lobby_url": render.lobby_url(public.script_prefix),
         **_controls(legal, kinds, bot_for_good),
         **_trade(view, seat, public.rows),
         **_play_again(game, seat, public),
@@ -79,25 +86,55 @@ def _mode(view: SeatView, legal: Sequence[Action]) -> str | None:
     return "play" if legal else None
 
 
-def _cards(view: SeatView, legal: Sequence[Action], mode: str | None) -> list[dict[str, Any]]:
-    """The hand's cards, each with whether its button is enabled and the button itself."""
+def _cards(
+    view: SeatView, legal: Sequence[Action], mode: str | None, received: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """The hand's cards, each with whether its button is enabled, whether a trade brought it
+    in since the reader's last move (`received`, one mark per card received), and the button
+    itself."""
     playable = {a["card"] for a in legal if a["type"] == "play"}
     pickable = {a["card"] for a in legal if a["type"] == "pass"}
     by_mode: dict[str | None, set[str]] = {"play": playable, "pick": pickable}
     enabled_in = by_mode.get(mode)
+    unmarked = list(received)
     hand: list[dict[str, Any]] = []
     for index, code in enumerate(view.get("hand", [])):
         enabled = code in enabled_in if enabled_in is not None else mode == "give"
+        new = code in unmarked
+        if new:
+            unmarked.remove(code)
         hand.append(
             {
                 "code": code,
                 "enabled": enabled,
+                "received": new,
                 "button": _hand_card(
-                    index, code, mode, enabled, mode == "play" and code in playable
+                    index, code, mode, enabled, mode == "play" and code in playable, new
                 ),
             }
         )
     return hand
+
+
+def received_since_last_move(rows: Sequence[EventRow | GameEvent], seat: int) -> list[str]:
+    """The cards trades brought `seat` since their own last move (a setup pass, a symbol
+    swap, a half pass or tag-in they received), read from the events they may see in the
+    rows the presenter already holds (no query). A row is a seat's move when its first
+    seated event is theirs, as the plates read it (plates.last_moves); that row counts too
+    when it completed a trade of theirs (their pick finished a swap). A new deal ends it."""
+    found: list[str] = []
+    for row in reversed(rows):
+        seen = engine.events_for(row.events, seat)
+        for event in seen:
+            kind = event.get("type")
+            if kind == "traded" and event.get("seat") == seat:
+                found.append(event["received"])
+            elif kind == "gave" and event.get("to") == seat:
+                found.extend(event["cards"])
+        seated = [e for e in seen if e.get("seat") is not None and e["type"] != "moderator"]
+        if any(e["type"] == "hand" for e in seated) or (seated and seated[0]["seat"] == seat):
+            break
+    return found
 
 
 def _turn_label(view: SeatView, mode: str | None, kinds: Collection[str]) -> str | None:
@@ -165,10 +202,12 @@ def _wild_choices(legal: Sequence[Action]) -> list[dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _hand_card(index: int, code: str, mode: str | None, enabled: bool, playable: bool) -> Markup:
+def _hand_card(
+    index: int, code: str, mode: str | None, enabled: bool, playable: bool, received: bool = False
+) -> Markup:
     """One card button of a hand."""
     card = card_face(code)
-    card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable)
+    card.update(id=f"card-{index}-{code}", enabled=enabled, playable=playable, received=received)
     return render.parts().hand_card(card, mode)
 
 

@@ -70,6 +70,7 @@ class PublicTable:
         # This position's plates: see plate().
         self._slotted: dict[int, str] = {}
         self._plates: dict[tuple[int, str | None], SafeString] = {}
+        self._results: dict[int | None, SafeString] = {}
 
     def name(self, number: int) -> str:
         return self.names.get(number, f"Seat {number + 1}")
@@ -166,3 +167,14 @@ class PublicTable:
     @cached_property
     def result(self) -> Markup:
         return outcome.result(self)
+
+    def result_for(self, seat: int | None) -> SafeString:
+        """The result as reader `seat` (None: a spectator) reads it: its headline speaks
+        from their team's side, filled in once per team and push."""
+        team = None if seat is None else seat % self.half
+        found = self._results.get(team)
+        if found is None:
+            found = self._results[team] = mark_safe(
+                str(self.result).replace(outcome.HEADLINE_SLOT, outcome.headline(self, team), 1)
+            )
+        return found

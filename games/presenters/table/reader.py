@@ -42,6 +42,7 @@ def table_context(
         "plates_html": public.plates_for(seat),
         "scores_html": public.scores(None if seat is None else seat % public.half),
         "finished": public.finished,
+        "result_html": public.result_for(seat),
         **hand.hand_context(game, seat, view, public),
         **status.reader_status(game, seat, view, public),
         "log_html": log_html,

@@ -131,10 +131,15 @@ def act_url(prefix: str, game_id: int) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def verify_url(prefix: str, game_id: int) -> str:
-    """The deal commitment's link, on every push."""
+    """The deal check's link, on every push."""
     return reverse("history:verify", args=[game_id])
 
 
 @functools.lru_cache(maxsize=64)
 def rules_url(prefix: str) -> str:
     return reverse("rules")
+
+
+@functools.lru_cache(maxsize=64)
+def lobby_url(prefix: str) -> str:
+    return reverse("lobby:index")

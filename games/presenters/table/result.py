@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.template.loader import render_to_string
 from django.urls import reverse
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from games import engine
 from games.engine.types import RoundResult, SeatView
@@ -42,6 +42,40 @@ def result(public: "PublicTable") -> Markup:
             ),
             "lobby_url": reverse("lobby:index") if ranking else None,
         }
+    )
+
+
+# Where the result's headline goes: the result is rendered once for every reader, and the
+# headline, which speaks from the reader's side, is filled in for each team (PublicTable).
+HEADLINE_SLOT = "<slot:headline>"
+
+
+def headline(public: "PublicTable", team: int | None) -> str:
+    """The result's first line from the side of a reader of `team` (None: a spectator):
+    "Your team won the game", "Your team lost the round", "Team circle won the game";
+    a team that conceded reads that it did. "" while no round has just ended."""
+    view = public.view
+    over, ended = view.get("game_over"), view.get("round_over")
+    if over:
+        winner, what = over.get("winner"), "the game"
+    elif ended:
+        winner, what = ended.get("winner"), "the round"
+    else:
+        return ""
+    lines = []
+    if team is not None and view["departed"][team]:
+        lines.append("Your team conceded this game.")
+    if winner is None:
+        lines.append(f"No team won {what}." if over else "Nobody won the round: it was blocked.")
+    elif team is None:
+        lines.append(f"Team {TEAM_SHAPES[winner]} won {what}.")
+    else:
+        lines.append(f"Your team {'won' if winner == team else 'lost'} {what}.")
+    won = " won" if team is not None and winner == team else ""
+    return (
+        f'<p class="headline{won}" id="result-headline">'
+        + " ".join(str(escape(line)) for line in lines)
+        + "</p>"
     )
 
 

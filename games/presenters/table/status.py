@@ -1,8 +1,8 @@
-"""The status bar: the round, the target and the deal commitment (alike for every reader),
+"""The status bar: the round, the target and the deal's check (alike for every reader),
 and one reader's line under it: whose turn it is, who is still deciding, who watches, the
 time left, and the warnings of their own and their partner's clock."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -22,7 +22,8 @@ def deal_commitment(game: Game, view: SeatView) -> str:
 
 
 def round_line(public: "PublicTable") -> Markup:
-    """The status bar's round, target and deal commitment: alike for every reader."""
+    """The status bar's round and target, and the deal's check folded away: alike for
+    every reader."""
     commitment = public.deal_commitment
     return render.parts().round_line(
         public.view,
@@ -42,9 +43,11 @@ def reader_status(
     waiting, choosing, picked = public.waiting, public.choosing, public.picked
     show_deadline = bool(game.deadline_at) and not finished and bool(waiting - public.bots)
     clocks = _clock_warnings(game, seat, public) if seat is not None else {}
+    waiting_names = [names.get(s, f"Seat {s + 1}") for s in sorted(waiting) if s != seat]
     return {
         "turn_name": _turn_name(view, seat, finished, names),
-        "waiting_names": [names.get(s) for s in sorted(waiting) if s != seat],
+        "waiting_names": waiting_names,
+        "waiting_line": None if finished else waiting_line(view, waiting_names),
         "choosing_names": [names.get(s) for s in sorted(choosing - picked)],
         "picked_names": [names.get(s) for s in sorted(picked)],
         "deadline": game.deadline_at if show_deadline else None,
@@ -59,9 +62,35 @@ def _turn_name(
     view: SeatView, seat: int | None, finished: bool, names: Mapping[int, str]
 ) -> str | None:
     turn = view.get("turn")
-    if turn is None or finished:
+    # During a trade the turn stays with whoever plays next, but the table waits for the
+    # trade: the status line says so (waiting_line), not "<turn> to play".
+    if turn is None or finished or view.get("decision") in TRADE_WAITS:
         return None
     return "You" if turn == seat else names.get(turn)
+
+
+# What the table waits for while a trade is under way, after "Waiting for <names>".
+TRADE_WAITS = {
+    "setup": "to pick a card to pass",
+    "swap": "to choose a card to swap",
+    "give": "to give cards to their partner",
+}
+
+
+def join_names(names: Sequence[str]) -> str:
+    """ "Ana", "Ana and Bo", "Ana, Bo and Cy"."""
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def waiting_line(view: SeatView, names: Sequence[str]) -> str | None:
+    """Whom the table waits for, and for what, when that is not the reader and not one
+    seat's turn to play: "Waiting for Ana and Bot 3 to choose a card to swap"."""
+    if not names:
+        return None
+    what = TRADE_WAITS.get(view.get("decision") or "")
+    return f"Waiting for {join_names(names)}" + (f" {what}" if what else "")
 
 
 def _clock_warnings(game: Game, seat: int, public: "PublicTable") -> dict[str, dict[str, Any]]:
