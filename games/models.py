@@ -67,6 +67,12 @@ class Game(models.Model):
         BOT = "bot", "A bot plays that turn"
         LEAVE = "leave", "The player is treated as having left"
 
+    class BotSpeed(models.TextChoices):
+        # In real time a site bot waits before its move, so that a person sees each card
+        # land (games.actions.decisions.bot_pace); a player who knows the game may not want to.
+        STEADY = "steady", "Steady: time to see each bot's card land"
+        QUICK = "quick", "Quick: bots move three times as fast"
+
     MOVE_SECONDS = [(45, "Relaxed (45 s)"), (30, "Normal (30 s)"), (15, "Fast (15 s)")]
     TURN_HOURS = [(12, "12 hours"), (24, "24 hours"), (72, "72 hours")]
     PLAYERS = [(4, "4 players"), (6, "6 players"), (8, "8 players")]
@@ -81,6 +87,7 @@ class Game(models.Model):
     pace = models.CharField(max_length=10, choices=Pace, default=Pace.REALTIME)
     move_seconds = models.PositiveSmallIntegerField(choices=MOVE_SECONDS, default=30)
     turn_hours = models.PositiveSmallIntegerField(choices=TURN_HOURS, default=24)
+    bot_speed = models.CharField(max_length=8, choices=BotSpeed, default=BotSpeed.STEADY)
     missed_deadline = models.CharField(
         max_length=10, choices=MissedDeadline, default=MissedDeadline.BOT
     )

@@ -24,6 +24,15 @@ class TableForm(forms.ModelForm):
         label="Rated or casual",
     )
 
+    # Real time only; a form that does not send it (turn by turn, an older page) gets steady bots.
+    bot_speed = forms.ChoiceField(
+        choices=Game.BotSpeed.choices,
+        initial=Game.BotSpeed.STEADY,
+        required=False,
+        widget=forms.RadioSelect,
+        label="Site bots' speed (real time)",
+    )
+
     class Meta:
         model = Game
         fields = [
@@ -31,6 +40,7 @@ class TableForm(forms.ModelForm):
             "pace",
             "move_seconds",
             "turn_hours",
+            "bot_speed",
             "missed_deadline",
             "stacking",
             "final_card_penalty",
@@ -64,6 +74,7 @@ class TableForm(forms.ModelForm):
                 self.add_error("target_score", "Choose a target score from 50 to 5000.")
         else:
             data["target_score"] = None
+        data["bot_speed"] = data.get("bot_speed") or Game.BotSpeed.STEADY
         return data
 
     def table_options(self):

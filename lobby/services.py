@@ -205,10 +205,12 @@ def start_table(game_id, user):
         raise LobbyError(str(exc)) from exc
 
 
-def quick_game(user, level=Seat.BotLevel.NORMAL):
-    """A real-time game for `user` and three bots of `level`, dealt at once: the home page's
-    one-click game. Partners: the bot across the table."""
-    game = create_table(user, players=4, pace=Game.Pace.REALTIME, move_seconds=30)
+def quick_game(user, level=Seat.BotLevel.NORMAL, bot_speed=Game.BotSpeed.STEADY):
+    """A real-time game for `user` and three bots of `level` at `bot_speed`, dealt at once:
+    the home page's one-click game. Partners: the bot across the table."""
+    game = create_table(
+        user, players=4, pace=Game.Pace.REALTIME, move_seconds=30, bot_speed=bot_speed
+    )
     for number in range(1, game.players):
         add_bot(game.pk, user, number, level)
     start_table(game.pk, user)

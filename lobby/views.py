@@ -260,6 +260,9 @@ def start(request, game_id):
 @login_required
 @require_POST
 def quick(request):
-    """One click from the home page to a game against three bots."""
-    game = services.quick_game(request.user)
+    """One click from the home page to a game against three bots (quick ones if asked)."""
+    quick = request.POST.get("bots") == Game.BotSpeed.QUICK
+    game = services.quick_game(
+        request.user, bot_speed=Game.BotSpeed.QUICK if quick else Game.BotSpeed.STEADY
+    )
     return redirect("games:play", game_id=game.pk)

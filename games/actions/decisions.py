@@ -397,13 +397,19 @@ def _record(
     return event
 
 
+# A table's bot speed, as a share of BOT_PACE_MS.
+BOT_SPEEDS: dict[str, float] = {Game.BotSpeed.STEADY: 1.0, Game.BotSpeed.QUICK: 1 / 3}
+
+
 def bot_pace(game: Game) -> dict[str, float]:
     """The `countdown` of a bot's move: in real time about BOT_PACE_MS (2/3 to 4/3 of it,
-    so that bots do not move like clockwork), so that a person can see each move land;
-    nothing in turn-by-turn games. The stalled-bot sweep waits BOT_STALL_SECONDS, far more."""
+    so that bots do not move like clockwork), so that a person can see each move land, or
+    a third of it at a table whose host chose quick bots; nothing in turn-by-turn games.
+    The stalled-bot sweep waits BOT_STALL_SECONDS, far more."""
     if game.pace != Game.Pace.REALTIME or settings.BOT_PACE_MS <= 0:
         return {}
-    return {"countdown": random.uniform(2 / 3, 4 / 3) * settings.BOT_PACE_MS / 1000}
+    share = BOT_SPEEDS.get(game.bot_speed, 1.0)
+    return {"countdown": random.uniform(2 / 3, 4 / 3) * share * settings.BOT_PACE_MS / 1000}
 
 
 def append_note(

@@ -29,6 +29,7 @@ OPTIONS = (
     "pace",
     "move_seconds",
     "turn_hours",
+    "bot_speed",
     "missed_deadline",
     "stacking",
     "final_card_penalty",

@@ -41,6 +41,7 @@ OPTIONS = [
     "pace",
     "move_seconds",
     "turn_hours",
+    "bot_speed",
     "missed_deadline",
     "stacking",
     "final_card_penalty",

@@ -576,6 +576,7 @@ CASES = {
     "games:chat_off": chat_off,
     "games:chat_report": chat_report,
     "games:mine": page("games:mine"),
+    "games:estimate": page("games:estimate"),
     "history:mine": page("history:mine"),
     "history:profile": page("history:profile", user_args),
     "history:leaderboard": page("history:leaderboard"),

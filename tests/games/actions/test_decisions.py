@@ -286,6 +286,18 @@ def test_in_real_time_bots_move_at_a_human_pace(
             assert countdown is None
 
 
+def test_a_host_who_chose_quick_bots_has_them_move_three_times_as_fast(
+    ana, settings, django_capture_on_commit_callbacks
+):
+    settings.BOT_PACE_MS = 1500
+    game = make_started_game([ana], players=4, bot_speed=Game.BotSpeed.QUICK)
+    with mock.patch("games.tasks.play_bot.apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            decisions.apply_decision(game.pk, 0, setup_pick(game, 0), "person")
+    countdowns = [call.kwargs["countdown"] for call in send.call_args_list]
+    assert len(countdowns) == 3 and all(1 / 3 <= c <= 2 / 3 for c in countdowns), countdowns
+
+
 def test_with_no_pace_set_bots_move_at_once(ana, settings, django_capture_on_commit_callbacks):
     settings.BOT_PACE_MS = 0
     game = make_started_game([ana], players=4, pace=Game.Pace.REALTIME)

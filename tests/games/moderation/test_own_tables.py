@@ -76,6 +76,7 @@ def test_an_open_tables_options_change_with_a_reason_and_the_change_is_in_its_lo
         "pace": game.pace,
         "move_seconds": game.move_seconds,
         "turn_hours": game.turn_hours,
+        "bot_speed": game.bot_speed,
         "missed_deadline": game.missed_deadline,
         "final_card_penalty": "on",
         "spectators": "on",
