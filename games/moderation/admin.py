@@ -39,6 +39,7 @@ from games.moderation import actions as moderation
 from games.moderation import chat, staff
 from games.moderation.models import Report
 from games.presenters import describe, replay
+from games.store import seats
 
 
 class ReasonForm(forms.Form):
@@ -138,21 +139,23 @@ def seats_shown(numbers):
     return ", ".join(seat_shown(n) for n in numbers) if numbers else "-"
 
 
-def per_seat(values):
-    """A JSON column keyed by stored seat number ("0": {...}) as one line per seat, from 1."""
-    if not values:
+def per_seat(entries):
+    """(seat, entry) pairs of a seat's state (games.store.seats reads them) as one line per
+    seat, numbered from 1."""
+    entries = [(n, value) for n, value in entries if value]
+    if not entries:
         return "-"
     return format_html_join(
         "",
         "<div>{}: {}</div>",
         (
             (
-                seat_shown(int(key)) if str(key).isdigit() else key,
+                seat_shown(n),
                 "; ".join(f"{k} {v}" for k, v in value.items())
                 if isinstance(value, dict)
                 else value,
             )
-            for key, value in sorted(values.items(), key=lambda item: int(item[0]))
+            for n, value in entries
         ),
     )
 
@@ -398,10 +401,10 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
     @admin.display(description="Seats")
     def seated(self, game):
         # One name a line, in seat order, named as the table's log names them.
-        seats = sorted(game.seats.all(), key=lambda s: s.number)
-        names = describe.seat_names(seats)
+        rows = sorted(game.seats.all(), key=lambda s: s.number)
+        names = describe.seat_names(rows)
         return format_html_join(
-            "", '<span class="seat-name">{}</span>', ((names[s.number],) for s in seats)
+            "", '<span class="seat-name">{}</span>', ((names[s.number],) for s in rows)
         )
 
     @admin.display(description="Started", ordering="started_at")
@@ -421,27 +424,30 @@ class GameAdmin(CheckedSelection, admin.ModelAdmin):
 
     @admin.display(description="Waiting on")
     def waiting_on_shown(self, game):
-        return seats_shown(game.waiting_on)
+        return seats_shown(seats.waiting(game))
 
     @admin.display(description="Bot seats")
     def bot_seats_shown(self, game):
-        return seats_shown(game.bot_seats)
+        return seats_shown([n for n in range(game.players) if seats.bot_moves(game, n)])
 
     @admin.display(description="Clocks")
     def clocks_shown(self, game):
-        return per_seat(game.clocks)
+        return per_seat(seats.clocks(game))
 
     @admin.display(description="Time-outs")
     def timeouts_shown(self, game):
-        return per_seat(game.timeouts)
+        return per_seat((n, seats.timeouts_of(game, n)) for n in range(game.players))
 
     @admin.display(description="Stand-ins")
     def stand_ins_shown(self, game):
-        return per_seat(game.stand_ins)
+        return per_seat((n, seats.stand_in(game, n)) for n in range(game.players))
 
     @admin.display(description="Presence")
     def presence_shown(self, game):
-        return per_seat(game.presence)
+        return per_seat(
+            (n, {k: v for k, v in seats.presence(game, n).items() if v})
+            for n in range(game.players)
+        )
 
     @admin.display(description="Reports", ordering="open_report_count")
     def open_reports(self, game):
