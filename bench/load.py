@@ -63,7 +63,12 @@ COLOURS = "RYGB"
 
 _MODE = re.compile(r'id="hand-form"[^>]*data-mode="(\w*)" data-need="(\d+)"')
 # An enabled card button ends right after its label; a disabled one has " disabled" first.
-_PLAY = re.compile(r'name="play" value="([A-Z0-9]+)" aria-label="[^"]*">')
+# A card that may be played: a hand card's button that is not disabled (a received card's
+# button names its note first).
+_PLAY = re.compile(
+    r'class="card hand-card[^"]*" id="card-\d+-[A-Z0-9]+" name="play" value="([A-Z0-9]+)"'
+    r'(?: aria-describedby="[^"]*")?>'
+)
 _WILD = re.compile(r'data-wild="([A-Z0-9]+)"')
 _DO = re.compile(r'name="do" value="(draw|pass_turn|take_penalty)"')
 _CHOOSE = re.compile(r'aria-pressed="false" data-code="([A-Z0-9]+)">')

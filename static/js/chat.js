@@ -10,6 +10,7 @@
   const body = document.getElementById("chat-body");
   const counter = document.getElementById("chat-new");
   const me = box.dataset.me;
+  const phone = window.matchMedia("(max-width: 48rem)");
   const pending = new Map();   // key -> text, until the socket says it was stored or refused
   let unread = 0;
 
@@ -135,7 +136,11 @@
       own(line);
       list.append(line);
       if (follow || line.classList.contains("mine")) list.scrollTop = list.scrollHeight;
-      if (!box.open && !line.classList.contains("mine")) { unread += 1; showUnread(); }
+      // A folded box opens for a line from someone else where it has a column of its own
+      // (docs/table.md, "Layout"); on a phone, under the table, it counts them instead.
+      if (!box.open && !line.classList.contains("mine")) {
+        if (phone.matches) { unread += 1; showUnread(); } else { box.open = true; }
+      }
     } else if (msg.type === "chat_hidden") {
       const line = document.getElementById(`chat-${msg.id}`);
       if (line) line.remove();
@@ -155,6 +160,6 @@
   });
 
   // On a phone the chat starts folded under the table, its summary counting new lines.
-  if (window.matchMedia("(max-width: 48rem)").matches) box.open = false;
+  if (phone.matches) box.open = false;
   load();
 }());

@@ -62,8 +62,33 @@
     restoreFocus(focus);
     tick();
     showTurn();
+    fitFelt();
     document.dispatchEvent(new CustomEvent("table:swapped", { detail: { seq: seq } }));
   }
+
+  // On a phone the felt takes the height the screen has left between the status bar and
+  // the hand, so that the plates, the piles and the hand with its buttons are seen together
+  // without a scroll (docs/table.md, "Layout"). static/css/table.css reads --felt-fit; the
+  // page is laid out by CSS alone without it (a felt of fixed proportions).
+  const phone = window.matchMedia("(max-width: 48rem)");
+  function fitFelt() {
+    const felt = document.getElementById("table-seats");
+    const hand = document.getElementById("table-hand");
+    if (!felt || !phone.matches) {
+      page.style.removeProperty("--felt-fit");
+      return;
+    }
+    const top = felt.getBoundingClientRect().top + window.scrollY;
+    const gap = parseFloat(getComputedStyle(page).rowGap) || 0;
+    const below = hand ? hand.getBoundingClientRect().height + gap : 0;
+    const room = Math.floor(document.documentElement.clientHeight - top - below - 2);
+    const value = `${Math.max(room, 240)}px`;
+    if (page.style.getPropertyValue("--felt-fit") !== value) page.style.setProperty("--felt-fit", value);
+  }
+  // The hand grows when a Wild's colours open, the status bar when it says more: the felt
+  // gives the room back (the page's own size changes, and setting the same value ends it).
+  if (window.ResizeObserver) new ResizeObserver(() => fitFelt()).observe(page);
+  window.addEventListener("resize", fitFelt);
 
   // The discard pile's list stays as the reader left it across pushes: open, and scrolled
   // where they were (or at its newest end, if they were there).
@@ -421,6 +446,7 @@
   setInterval(() => { tick(); showTurn(); }, 1000);
   tick();
   showTurn();
+  fitFelt();
 
   // Keyboard shortcuts (listed in #keys-help): each presses the control a mouse would, so
   // a move made by key goes the same way as a click.

@@ -76,9 +76,9 @@ def test_a_wild_gets_a_colour_and_a_playable_card_is_preferred_to_drawing():
     html = (
         '<form id="hand-form" method="post" data-mode="play" data-need="0">'
         '<button type="submit" class="card hand-card" id="card-0-R7" name="play" value="R7" '
-        'aria-label="Red 7" disabled>x</button>'
-        '<button type="button" class="card hand-card playable" id="card-1-W" aria-label="Wild" '
-        'data-wild="W" aria-expanded="false">x</button>'
+        'disabled><span class="visually-hidden">Red 7</span>x</button>'
+        '<button type="button" class="card hand-card playable" id="card-1-W" '
+        'data-wild="W" aria-expanded="false"><span class="visually-hidden">Wild</span>x</button>'
         '<button type="submit" class="primary" name="do" value="draw" id="btn-draw">'
         "Draw a card</button>"
     )

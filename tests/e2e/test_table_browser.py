@@ -165,7 +165,7 @@ def test_a_newcomer_signs_up_adds_three_bots_and_plays_a_whole_game_by_clicking(
     # Every card in the hand is a button named as the rule book names it.
     cards = page.locator("#hand-form .hand-card")
     assert cards.count() == 7
-    names = [cards.nth(i).get_attribute("aria-label") for i in range(7)]
+    names = cards.evaluate_all("bs => bs.map(b => b.querySelector('.visually-hidden').textContent)")
     assert all(CARD_NAME.match(n) for n in names), names
     game = Game.objects.get()
     assert game.status == Game.Status.ACTIVE
@@ -236,13 +236,13 @@ def test_two_people_at_one_table_see_each_others_moves_live(daphne_url, chromium
     # Nothing on Bo's screen names a card of Ana's hand that Bo cannot know of.
     ana_hand = set(
         ana_page.locator("#hand-form .hand-card").evaluate_all(
-            "bs => bs.map(b => b.getAttribute('aria-label'))"
+            "bs => bs.map(b => b.querySelector('.visually-hidden').textContent)"
         )
     )
     bo_text = bo_page.locator("#table-page").inner_text()
     bo_hand = set(
         bo_page.locator("#hand-form .hand-card").evaluate_all(
-            "bs => bs.map(b => b.getAttribute('aria-label'))"
+            "bs => bs.map(b => b.querySelector('.visually-hidden').textContent)"
         )
     )
     discard = set(bo_page.locator("#discard-list li").all_text_contents())

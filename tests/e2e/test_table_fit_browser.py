@@ -121,7 +121,9 @@ def play_measuring(page, check, *, limit=400, moves=None, stall_seconds=60):
     seen, made, failed = set(), 0, None
     last_seq, last_change = seq_of(page), time.monotonic()
     while not finished(page) and made < limit and (moves is None or made < moves):
-        page.locator("#connection[data-state=live]").wait_for()
+        # Attached, not visible: the word "Live" goes once the game is over, which it may be
+        # by now.
+        page.locator("#connection[data-state=live]").wait_for(state="attached")
         seq = seq_of(page)
         if seq != last_seq:
             last_seq, last_change = seq, time.monotonic()

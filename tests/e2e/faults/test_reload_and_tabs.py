@@ -17,7 +17,8 @@ SCREEN = """() => {
   return {
     seq: document.getElementById('table-page').dataset.seq,
     hand: Array.from(document.querySelectorAll('#hand-form .hand-card'),
-                     (b) => b.getAttribute('aria-label') + (b.disabled ? ' (off)' : '')),
+                     (b) => b.querySelector('.visually-hidden').textContent
+                            + (b.disabled ? ' (off)' : '')),
     seats: Array.from(document.querySelectorAll('#table-seats .plate'), text),
     turn: text(document.querySelector('#table-status .turn-line')).replace(/Time left.*/, ''),
     scores: text(document.querySelector('#table-status .scores')),

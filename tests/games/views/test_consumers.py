@@ -43,7 +43,9 @@ def event_count(game):
 
 def hand_labels(html):
     return re.findall(
-        r'class="card hand-card[^"]*" id="card-\d+-[A-Z0-9]+" aria-label="([^"]+)"', html
+        r'class="card hand-card[^"]*" id="card-\d+-[A-Z0-9]+"[^>]*>'
+        r'<span class="visually-hidden">([^<]+)</span>',
+        html,
     )
 
 
