@@ -75,6 +75,21 @@ def recent(game: Game, room: str, limit: int | None = None) -> list[ChatMessage]
     return list(reversed(rows))
 
 
+def starts_open(game: Game, seat: int | None, user: User) -> bool:
+    """Whether the table page opens with its chat box unfolded: only when someone else could
+    read it (a spectator always has the other watchers' room; a seated person needs another
+    person at the table) and it already holds a line the reader may see. An empty box folded
+    leaves its room to the move log; the first line from someone else opens it (chat.js)."""
+    if seat is None:
+        others = True
+    else:
+        others = len(game.bot_seats) + 1 < game.players
+    if not others or is_off(user.pk):
+        return False
+    rooms = readable_rooms(game, seat is not None)
+    return ChatMessage.objects.filter(game=game, room__in=rooms, hidden_at__isnull=True).exists()
+
+
 def panel_context(
     game: Game, seat: int | None, user: User, *, note: str = "", error: str = ""
 ) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from games.actions import access, decisions, rematch, seat_door
 from games.models import Game
+from games.presenters import chat
 from games.presenters.table import render_fragments, table_context
 
 
@@ -40,7 +41,9 @@ def _table(request, context, status=200):
     fragments = render_fragments(context, request)
     if request.htmx:
         return HttpResponse(fragments, status=status)
-    return render(request, "games/table.html", {**context, "fragments": fragments}, status=status)
+    chat_open = chat.starts_open(context["game"], context["seat"], request.user)
+    page = {**context, "fragments": fragments, "chat_open": chat_open}
+    return render(request, "games/table.html", page, status=status)
 
 
 def _form_action(post):

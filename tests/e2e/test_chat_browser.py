@@ -25,6 +25,10 @@ def open_table(browser, url, user, game, size=(1280, 800)):
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"{url}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
+    page.locator("#chat-form").wait_for(state="attached")
+    # An empty chat starts folded (the move log has its room): the reader opens it to write.
+    if page.locator("#chat").get_attribute("open") is None:
+        page.locator("#chat > summary").click()
     page.locator("#chat-form").wait_for()
     return page, errors
 

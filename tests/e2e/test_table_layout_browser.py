@@ -130,27 +130,31 @@ def test_the_move_log_shows_ten_moves_at_once_on_a_laptop(daphne_url, chromium_b
     assert page.evaluate("() => document.documentElement.scrollHeight <= innerHeight")
 
 
-def test_the_chat_folds_with_no_one_to_talk_to_and_opens_for_a_line(daphne_url, chromium_browser):
+def test_an_empty_chat_starts_folded_and_opens_for_a_line(daphne_url, chromium_browser):
     ana, bo = make_user("ana", display_name="Ana"), make_user("bo", display_name="Bo")
     game = make_started_game([ana, bo], players=4, pace="turn")
-    desk = logged_in_page(chromium_browser, daphne_url, ana)
-    desk.set_viewport_size({"width": 1280, "height": 800})
-    _open(desk, f"{daphne_url}/games/{game.pk}/")
-    desk.locator("#chat-form").wait_for()
-    # Open (Bo is there to talk to) but empty: the box is no taller than its form needs,
-    # and the log keeps the rest of the column.
-    chat = desk.locator("#chat").bounding_box()
-    log = desk.locator("#table-log").bounding_box()
-    assert chat["height"] < 0.8 * log["height"], (chat, log)
-    # Bo folds his; a line from Ana opens it.
-    other = logged_in_page(chromium_browser, daphne_url, bo)
-    other.set_viewport_size({"width": 1280, "height": 800})
-    _open(other, f"{daphne_url}/games/{game.pk}/")
-    other.locator("#chat-form").wait_for()
-    other.locator("#chat > summary").click()
-    assert other.locator("#chat").get_attribute("open") is None
+    pages = {}
+    for user in (ana, bo):
+        page = logged_in_page(chromium_browser, daphne_url, user)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        _open(page, f"{daphne_url}/games/{game.pk}/")
+        page.locator("#chat-form").wait_for(state="attached")
+        pages[user.username] = page
+    desk, other = pages["ana"], pages["bo"]
+    # Bo is there to talk to, but no one has written: folded, its summary all that shows,
+    # and the log keeps the column.
+    for page in (desk, other):
+        assert page.locator("#chat").get_attribute("open") is None
+        chat = page.locator("#chat").bounding_box()
+        log = page.locator("#table-log").bounding_box()
+        assert chat["height"] < 0.15 * log["height"], (chat, log)
+    # Ana opens hers to write; her line opens Bo's.
+    desk.locator("#chat > summary").click()
     desk.get_by_role("button", name="Good luck").click()
     other.locator("#chat .chat-line", has_text="Good luck").wait_for()
+    assert other.locator("#chat").get_attribute("open") is not None
+    # With a line in it, the box starts open on the next visit.
+    _open(other, f"{daphne_url}/games/{game.pk}/")
     assert other.locator("#chat").get_attribute("open") is not None
 
 

@@ -321,3 +321,39 @@ def test_readable_rooms():
     assert chat_views.readable_rooms(over, seated=True) == ["players"]
     assert chat_views.readable_rooms(running, seated=False) == ["spectators"]
     assert chat_views.readable_rooms(over, seated=False) == ["players", "spectators"]
+
+
+CHAT_BOX = re.compile(r'<details class="chat" id="chat"( open)?')
+
+
+def chat_box_open(client, user, game):
+    client.force_login(user)
+    return CHAT_BOX.search(client.get(reverse("games:play", args=[game.pk])).text)[1] is not None
+
+
+def test_the_tables_chat_box_starts_folded_until_someone_could_read_a_line(
+    table, ana, bo, ed, client, django_capture_on_commit_callbacks
+):
+    # Empty: folded for everyone, so that the move log has the column.
+    assert not chat_box_open(client, ana, table)
+    assert not chat_box_open(client, ed, table)
+    say(table, ana, "Good luck", commit=django_capture_on_commit_callbacks)
+    # A line in the players' room opens it for the players, not for a spectator (the
+    # spectators' room is still empty, and the players' is not theirs until the end).
+    assert chat_box_open(client, bo, table)
+    assert chat_box_open(client, ana, table)
+    assert not chat_box_open(client, ed, table)
+    # Someone who turned the chat off sees it folded.
+    chat.set_off(bo, True)
+    assert not chat_box_open(client, bo, table)
+    # A hidden line does not count.
+    ChatMessage.objects.update(hidden_at=table.created_at)
+    assert not chat_box_open(client, ana, table)
+
+
+def test_with_only_bots_to_talk_to_the_chat_box_starts_folded_even_with_a_line(
+    ana, client, django_capture_on_commit_callbacks
+):
+    alone = make_started_game([ana])
+    say(alone, ana, "Hello bots", commit=django_capture_on_commit_callbacks)
+    assert not chat_box_open(client, ana, alone)
