@@ -9,21 +9,45 @@ def faces(*codes):
     return [card_face(code) for code in codes]
 
 
+def described(**does):
+    """Faces for the card list, each with what it does: the caption under its picture.
+
+    Keyword arguments keep the order they are written in, which is the order on the page."""
+    return [dict(card_face(code), does=text) for code, text in does.items()]
+
+
 def rules(request):
     context = {
-        "numbers": faces("R0", "Y3", "G7", "B9"),
-        "passing": faces("R2P", "Y5P", "G8P"),
-        "actions": faces("BS", "GR", "YD2"),
-        "wilds": faces("W", "WTP", "WTD4"),
+        "numbers": described(
+            R0="counts 0 in a hand",
+            Y3="counts 3 in a hand",
+            G7="counts 7 in a hand",
+            B9="counts 9 in a hand",
+        ),
+        "passing": described(
+            R2P="plays as a 2, then a swap",
+            Y5P="plays as a 5, then a swap",
+            G8P="plays as an 8, then a swap",
+        ),
+        "actions": described(
+            BS="the next player loses their turn",
+            GR="play turns the other way",
+            YD2="the next player draws two, loses their turn",
+        ),
+        "wilds": described(
+            W="you choose the colour",
+            WTP="play jumps to your partner",
+            WTD4="the next player draws two, then their partner",
+        ),
         # The trades, each as a short game of its own: two partners' cards.
         "setup": {
             "you": faces("R3", "Y7", "GS", "B1"),
-            "give": card_face("Y7"),
+            "give": faces("Y7"),
             "partner": faces("R9", "G4", "B6", "WTP"),
-            "get": card_face("R9"),
+            "get": faces("R9"),
         },
-        "swap": {"played": card_face("G5P"), "give": card_face("BD2"), "get": card_face("Y1")},
+        "swap": {"played": faces("G5P"), "give": faces("BD2"), "get": faces("Y1")},
         "half": {"partner": faces("R4", "Y4", "G1", "GR", "B7"), "given": faces("Y4", "G1")},
-        "tag": {"drawn": card_face("B3"), "hand": faces("R6", "GS", "B3"), "given": faces("GS")},
+        "tag": {"drawn": faces("B3"), "hand": faces("R6", "GS", "B3"), "given": faces("GS")},
     }
     return render(request, "rules.html", context)
