@@ -38,9 +38,9 @@ def play(request, game_id):
 def _table(request, context, status=200):
     """The page, or its fragments alone for HTMX; the fragments come from the same renderer
     as a push's."""
-    fragments = render_fragments(context, request)
     if request.htmx:
-        return HttpResponse(fragments, status=status)
+        return HttpResponse(render_fragments(context, request), status=status)
+    fragments = render_fragments(context, request, page=True)
     chat_open = chat.starts_open(context["game"], context["seat"], request.user)
     page = {**context, "fragments": fragments, "chat_open": chat_open}
     return render(request, "games/table.html", page, status=status)

@@ -157,6 +157,10 @@ class PublicTable:
         return status.round_line(self)
 
     @cached_property
+    def deal_check(self) -> Markup:
+        return status.deal_check(self)
+
+    @cached_property
     def direction(self) -> Markup:
         return pile.direction(self.view)
 

@@ -56,13 +56,9 @@ class TableParts(Protocol):
     def plate_slot(self, name: str, role: str | None) -> Markup: ...
     def plate(self, p: Mapping[str, Any]) -> Markup: ...
     def scores(self, teams: list[dict[str, Any]], yours: int | None) -> Markup: ...
-    def round_line(
-        self,
-        view: SeatView,
-        target_score: int | None,
-        deal_commitment: str,
-        verify_url: str | None,
-        finished: bool,
+    def round_line(self, view: SeatView, target_score: int | None) -> Markup: ...
+    def deal_check(
+        self, seq: int, round: int, deal_commitment: str, verify_url: str, finished: bool
     ) -> Markup: ...
     def direction(self, view: SeatView) -> Markup: ...
     def centre(
@@ -85,15 +81,22 @@ def parts() -> TableParts:
     return cast(TableParts, template("games/table_parts.html").module)
 
 
-def render_fragments(context: Mapping[str, Any], request: HttpRequest | None = None) -> SafeString:
+def render_fragments(
+    context: Mapping[str, Any], request: HttpRequest | None = None, *, page: bool = False
+) -> SafeString:
     """The live fragments as one HTML string of out-of-band swaps (stable ids): the push, the
     resync and the page itself (games/table.html places it) render them here. A push has no
     request, so its forms carry no CSRF field: table.js sends moves on the socket, and a
-    form it posts takes the field from the page."""
+    form it posts takes the field from the page. The `page` leaves out the deal's check,
+    which the page itself places among its links."""
     fragments = template("games/fragments.html")
     return mark_safe(
         fragments.render(
-            {**context, "csrf_input": csrf_input_lazy(request) if request is not None else ""}
+            {
+                **context,
+                "page": page,
+                "csrf_input": csrf_input_lazy(request) if request is not None else "",
+            }
         )
     )
 

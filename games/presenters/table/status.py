@@ -1,6 +1,7 @@
-"""The status bar: the round, the target and the deal's check (alike for every reader),
-and one reader's line under it: whose turn it is, who is still deciding, who watches, the
-time left, and the warnings of their own and their partner's clock."""
+"""The status bar: the round and the target (alike for every reader, as is the deal's check
+shown among the table's links), and one reader's line under it: whose turn it is, who is
+still deciding, who watches, the time left, and the warnings of their own and their
+partner's clock."""
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,14 +23,18 @@ def deal_commitment(game: Game, view: SeatView) -> str:
 
 
 def round_line(public: "PublicTable") -> Markup:
-    """The status bar's round and target, and the deal's check folded away: alike for
-    every reader."""
-    commitment = public.deal_commitment
-    return render.parts().round_line(
-        public.view,
-        public.view["options"].get("target_score"),
-        commitment,
-        render.verify_url(public.script_prefix, public.game.pk) if commitment else None,
+    """The status bar's round and target: alike for every reader."""
+    return render.parts().round_line(public.view, public.view["options"].get("target_score"))
+
+
+def deal_check(public: "PublicTable") -> Markup:
+    """The deal's fingerprint explained, with the page that checks it: alike for every
+    reader."""
+    return render.parts().deal_check(
+        public.seq,
+        public.view["round"],
+        public.deal_commitment,
+        render.verify_url(public.script_prefix, public.game.pk),
         public.finished,
     )
 

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.django_db
 VOID = {"input", "br", "img", "meta", "link", "hr"}
 FRAGMENT_IDS = [
     "table-status",
+    "deal-check-text",
     "table-seats",
     "table-hand",
     "table-result",
@@ -145,7 +146,7 @@ def test_every_fragment_keeps_its_id_its_swap_and_its_number(players, seed, move
         ]
         tops = [n for n in root.children]
         assert [n.attrs.get("id") for n in tops] == FRAGMENT_IDS
-        assert [n.attrs.get("hx-swap-oob") for n in tops] == ["true"] * 5 + ["innerHTML"]
+        assert [n.attrs.get("hx-swap-oob") for n in tops] == ["true"] * 6 + ["innerHTML"]
         assert {n.attrs.get("data-seq") for n in tops} == {str(game.last_seq)}
         # The policy lets no style attribute through: the plates' places are in the CSS.
         assert not [n for n in root.walk() if "style" in n.attrs]

@@ -235,15 +235,21 @@ def test_the_marks_are_read_from_the_rows_already_held(django_assert_num_queries
 # --- jargon and stale badges --------------------------------------------------------------
 
 
-def test_the_status_bar_shows_no_deal_commitment_jargon_nor_an_empty_watch_count():
+def test_the_status_bar_shows_no_deal_commitment_jargon_nor_an_empty_watch_count(client):
     game = started(4, 70)
     status = fragments(game, 0).find("section", id="table-status")
     round_line = status.find("div", cls="round").text()
     assert "commitment" not in round_line.lower() and round_line.startswith("Round")
-    check = status.find("details", id="deal-check")
-    assert check.find("summary").text() == "Was this deal fair?"
-    assert check.find("a").text() == "How you can check this deal was fair"
-    assert check.find("a").attrs["href"] == reverse("history:verify", args=[game.pk])
+    assert "fingerprint" not in status.text() and not status.find_all("details", id="deal-check")
+    # The fingerprint is explained among the table's links, under a plain question.
+    client.force_login(game.seats.get(number=0).user)
+    page = client.get(reverse("games:play", args=[game.pk])).content.decode()
+    links = page.split('aria-label="About this table"', 1)[1].split("</nav>", 1)[0]
+    check = links.split('id="deal-check"', 1)[1].split("</details>", 1)[0]
+    assert "<summary>Was this deal fair?</summary>" in check
+    assert "published this fingerprint of its shuffle" in check
+    assert f'href="{reverse("history:verify", args=[game.pk])}"' in check
+    assert "How you can check this deal was fair" in check
     # Nobody watches: no count is shown.
     watchers = status.find("span", cls="watchers")
     assert "hidden" in watchers.attrs

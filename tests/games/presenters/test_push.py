@@ -98,7 +98,7 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
     counts = {name: rendered.count(name) for name in set(rendered)}
     assert counts.pop("fragments") == players + 1
     assert counts.pop("direction") == counts.pop("centre") == counts.pop("result") == 1
-    assert counts.pop("round_line") == 1
+    assert counts.pop("round_line") == counts.pop("deal_check") == 1
     # Each plate once, its reader's places (own seat, partner's, neither) filled in for
     # each reader: nine readers would have needed 72 plates rendered each for themselves.
     assert counts.pop("plate") == players
