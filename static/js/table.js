@@ -290,6 +290,8 @@
     e.preventDefault();
     showError("");
     const body = new FormData(form, e.submitter || undefined);
+    // The cards sent are spent: what comes next (the answer, a push) starts unselected.
+    if (form.id === "hand-form") clearPressed();
     fetch(form.action, {
       method: "POST", body, credentials: "same-origin",
       headers: { "HX-Request": "true", "X-CSRFToken": csrfToken() || "" },
@@ -301,11 +303,24 @@
   });
 
   // Choosing cards to pass or give: card buttons toggle, the submit counts them.
-  function pressedCodes() {
-    return Array.from(document.querySelectorAll("#hand-form .choosable[aria-pressed=true]"), (b) => b.id);
+  // A selection is kept over a push only within the same decision: a card's button is named
+  // by its place and its code, so after a trade the other copy of a card just sent can
+  // take its name, and must not come back chosen for the next pass or swap.
+  function choosing() {
+    const form = document.getElementById("hand-form");
+    return form ? `${form.dataset.mode}/${form.dataset.decision}` : "";
   }
-  function restorePressed(ids) {
-    ids.forEach((id) => {
+  function pressedCodes() {
+    const ids = Array.from(document.querySelectorAll("#hand-form .choosable[aria-pressed=true]"), (b) => b.id);
+    return { ids: ids, choosing: choosing() };
+  }
+  // Only the marks: the submit keeps its state (and the focus) until the answer replaces it.
+  function clearPressed() {
+    document.querySelectorAll("#hand-form .choosable[aria-pressed=true]").forEach((b) => b.setAttribute("aria-pressed", "false"));
+  }
+  function restorePressed(selected) {
+    if (selected.choosing !== choosing()) { syncChoice(); return; }
+    selected.ids.forEach((id) => {
       const b = document.getElementById(id);
       if (b && b.classList.contains("choosable") && !b.disabled) b.setAttribute("aria-pressed", "true");
     });

@@ -331,3 +331,50 @@ def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(
     # the hand, not on the page, so the next Tab or shortcut starts from there.
     assert page.evaluate("document.activeElement !== document.body")
     assert page.evaluate("!!document.activeElement.closest('#table-hand')")
+
+
+def test_the_cards_sent_are_no_longer_chosen_while_the_answer_is_on_its_way(
+    daphne_url, chromium_browser
+):
+    """A card's button is named by its place and its code: after a trade, the other copy of a
+    card just sent can take its name, and a selection carried over to the next decision (a
+    symbol swap straight after the setup pass) would offer it already chosen. The page
+    forgets the cards it sent as it sends them."""
+    ana = make_user("ana")
+    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=SWAP_SEED)
+    for seat in (1, 2, 3):
+        state = store.load_state(Game.objects.get(pk=game.pk))
+        decisions.apply_decision(
+            game.pk,
+            seat,
+            state.auto_action(seat),
+            GameEvent.Actor.BOT,
+            idempotency_key=uuid.uuid4().hex,
+        )
+    page = logged_in_page(chromium_browser, daphne_url, ana)
+    page.goto(f"{daphne_url}/games/{game.pk}/")
+    page.locator("#connection[data-state=live]").wait_for()
+    page.locator("#hand-form[data-mode=pick]").wait_for()
+    chosen = page.locator("#hand-form .choosable[aria-pressed=true]")
+    page.locator("#hand-form .choosable:not([disabled])").first.click()
+    assert chosen.count() == 1
+    # The answer is held back: what the page shows meanwhile is its own doing.
+    held = []
+
+    def hold(route):
+        held.append(route)
+
+    page.route(re.compile(r"/act/$"), hold)
+    page.get_by_role("button", name="Pass card").click()
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the pass was not sent"
+    assert chosen.count() == 0
+    with page.expect_response(lambda r: r.url.endswith("/act/")) as answer:
+        held[0].continue_()
+    assert answer.value.status == 200
+    # Her request played on into her own symbol swap: she chooses afresh.
+    page.locator("#hand-form[data-mode=pick][data-decision=swap]").wait_for()
+    assert chosen.count() == 0
+    assert page.locator("#btn-pick").is_disabled()
