@@ -192,6 +192,8 @@ def test_every_page_and_every_decision_has_no_axe_violation(daphne_url, chromium
         ("/games/mine/", "My games"),
         ("/history/", "History"),
         (f"/games/{game.pk}/replay/", "a replay"),
+        # The last step, every hand shown: the moves box is long enough to scroll there.
+        (f"/games/{game.pk}/replay/?all=1&step=100000", "a replay's last step, all hands"),
         (f"/games/{game.pk}/verify/", "a game's check"),
         ("/ratings/", "ratings"),
         ("/rules/", "rules"),
