@@ -61,7 +61,7 @@ COLOURS = "RYGB"
 
 # --- what a page offers (pure: tested in tests/bench/test_load.py) ----------------------------
 
-_MODE = re.compile(r'id="hand-form"[^>]*data-mode="(\w*)" data-need="(\d+)"')
+_MODE = re.compile(r'id="hand-form"[^>]*data-mode="(\w*)"[^>]*data-need="(\d+)"')
 # An enabled card button ends right after its label; a disabled one has " disabled" first.
 # A card that may be played: a hand card's button that is not disabled (a received card's
 # button names its note first).
