@@ -4,6 +4,7 @@ import time
 
 from celery import Celery, signals
 from celery.beat import PersistentScheduler
+from django import db
 from django.conf import settings
 from prometheus_client import multiprocess
 
@@ -35,6 +36,35 @@ app.conf.update(
     },
 )
 app.autodiscover_tasks()
+
+
+# --- Database connections: a worker's pool lives across tasks ------------------------------
+# With CELERY_DB_REUSE_MAX (settings) Celery's fixup leaves the connections open between
+# tasks; as a request does in Django, each task then starts and ends by closing whatever
+# connection an error left unusable and handing the rest back to the process's pool
+# (CONN_MAX_AGE 0: every connection is "obsolete" at the end), where the next task takes it
+# without a new PostgreSQL session. An eager task runs inside its caller's request or
+# transaction, whose connection is not the task's to close.
+#
+# A pooled connection may then sit idle for minutes between tasks, and the server may end it
+# meanwhile (a restart, an administrator, a proxy's time-out): a worker has the pool check a
+# connection as it hands it out (CONN_HEALTH_CHECKS, one round trip) and open another in its
+# place, so that no task fails on a dead one. Set at the worker's start, before any pool is
+# made.
+@signals.celeryd_init.connect(weak=False)
+def check_pooled_connections(**kwargs):
+    for database in settings.DATABASES.values():
+        database["CONN_HEALTH_CHECKS"] = True
+
+
+@signals.task_prerun.connect(weak=False)
+@signals.task_postrun.connect(weak=False)
+def return_connections(task=None, **kwargs):
+    if task is not None and getattr(task.request, "is_eager", False):
+        return
+    for conn in db.connections.all(initialized_only=True):
+        conn.close_if_unusable_or_obsolete()
+
 
 # The worker and beat log as every other process does (settings.LOGGING: LOG_FORMAT,
 # LOG_LEVEL, Celery's lines about routine tasks at DEBUG), not through Celery's own
