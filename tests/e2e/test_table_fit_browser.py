@@ -276,19 +276,12 @@ class LatePushes:
         return count
 
 
-@pytest.mark.parametrize(
-    "seed,late,then",
-    [(SEED, False, "play"), (SWAP_SEED, True, "pick")],
-    ids=["her-turn", "symbol-swap-pushes-after-the-answer"],
-)
-def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(
-    daphne_url, chromium_browser, seed, late, then
-):
+def _ana_passes_last(seed):
+    """Ana and three bots of `seed`'s deal, the bots' setup cards chosen before her page
+    opens, so that her choice ends the setup pass in her own request: what is under test is
+    her page, not how soon the server's bots answer."""
     ana = make_user("ana")
     game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=seed)
-    # The bots choose their setup cards before the page opens, so that Ana's choice ends
-    # the setup pass in her own request: what is under test is her page, not how soon the
-    # server's bots answer.
     for seat in (1, 2, 3):
         state = store.load_state(Game.objects.get(pk=game.pk))
         decisions.apply_decision(
@@ -298,6 +291,18 @@ def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(
             GameEvent.Actor.BOT,
             idempotency_key=uuid.uuid4().hex,
         )
+    return ana, game
+
+
+@pytest.mark.parametrize(
+    "seed,late,then",
+    [(SEED, False, "play"), (SWAP_SEED, True, "pick")],
+    ids=["her-turn", "symbol-swap-pushes-after-the-answer"],
+)
+def test_the_focus_stays_in_the_hand_after_a_card_leaves_it(
+    daphne_url, chromium_browser, seed, late, then
+):
+    ana, game = _ana_passes_last(seed)
     page = logged_in_page(chromium_browser, daphne_url, ana)
     pushes = LatePushes(page)
     page.goto(f"{daphne_url}/games/{game.pk}/")
@@ -340,17 +345,7 @@ def test_the_cards_sent_are_no_longer_chosen_while_the_answer_is_on_its_way(
     card just sent can take its name, and a selection carried over to the next decision (a
     symbol swap straight after the setup pass) would offer it already chosen. The page
     forgets the cards it sent as it sends them."""
-    ana = make_user("ana")
-    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=SWAP_SEED)
-    for seat in (1, 2, 3):
-        state = store.load_state(Game.objects.get(pk=game.pk))
-        decisions.apply_decision(
-            game.pk,
-            seat,
-            state.auto_action(seat),
-            GameEvent.Actor.BOT,
-            idempotency_key=uuid.uuid4().hex,
-        )
+    ana, game = _ana_passes_last(SWAP_SEED)
     page = logged_in_page(chromium_browser, daphne_url, ana)
     page.goto(f"{daphne_url}/games/{game.pk}/")
     page.locator("#connection[data-state=live]").wait_for()
