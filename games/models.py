@@ -53,6 +53,25 @@ class Game(models.Model):
     copied here so that lists and sweeps need no engine.
     """
 
+    # The options a host chooses for a table, in the create form's order: the form, Play
+    # again's copy of a finished table and what a moderator may change before the deal all
+    # start from this one list, so that a new option reaches the three of them.
+    TABLE_OPTIONS = (
+        "players",
+        "pace",
+        "move_seconds",
+        "turn_hours",
+        "bot_speed",
+        "missed_deadline",
+        "stacking",
+        "final_card_penalty",
+        "target_score",
+        "spectators",
+        "private",
+        "rated",
+        "bot_accounts",
+    )
+
     class Status(models.TextChoices):
         OPEN = "open", "Waiting for players"
         ACTIVE = "active", "Playing"

@@ -35,20 +35,9 @@ class TableForm(forms.ModelForm):
 
     class Meta:
         model = Game
-        fields = [
-            "players",
-            "pace",
-            "move_seconds",
-            "turn_hours",
-            "bot_speed",
-            "missed_deadline",
-            "stacking",
-            "final_card_penalty",
-            "spectators",
-            "private",
-            "rated",
-            "bot_accounts",
-        ]
+        # The target score is a field of this form's own (above): checked with the single
+        # round's choice, and set apart from the model's fields.
+        fields = [name for name in Game.TABLE_OPTIONS if name != "target_score"]
         widgets = {
             "players": forms.RadioSelect,
             "pace": forms.RadioSelect,

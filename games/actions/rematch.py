@@ -24,20 +24,9 @@ from games import effects
 from games.actions import access, ratings
 from games.models import Game, Seat
 
-OPTIONS = (
-    "players",
-    "pace",
-    "move_seconds",
-    "turn_hours",
-    "bot_speed",
-    "missed_deadline",
-    "stacking",
-    "final_card_penalty",
-    "target_score",
-    "spectators",
-    "private",
-    "rated",
-)
+# The same table: every option the host chose, whether bot accounts may sit down included
+# (a bot account of the last game is held a seat like everyone else).
+OPTIONS = Game.TABLE_OPTIONS
 
 # How long a seat waits for its person (docs/table.md): a real-time game's players are at
 # the table now, or not coming; a turn-by-turn game's come back within one turn's time.

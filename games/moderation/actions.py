@@ -37,20 +37,7 @@ MODERATOR_KIND = staff.MODERATOR_KIND
 DEFAULT_BOT = Seat.BotLevel.NORMAL
 # What a moderator may change of a table not yet dealt. The seat count and the host are
 # the lobby's (they decide which seats exist and who may start), the rest is the game's own.
-OPTIONS = [
-    "pace",
-    "move_seconds",
-    "turn_hours",
-    "bot_speed",
-    "missed_deadline",
-    "stacking",
-    "final_card_penalty",
-    "target_score",
-    "spectators",
-    "private",
-    "rated",
-    "bot_accounts",
-]
+OPTIONS = [name for name in Game.TABLE_OPTIONS if name != "players"]
 
 
 class ModerationError(Exception):

@@ -40,6 +40,31 @@ def test_the_same_seats_come_back_at_a_new_table(client, ana, bo):
     assert seats == {0: (ana.pk, ""), 1: (None, ""), 2: (None, "hard"), 3: (None, "easy")}
 
 
+def test_play_again_keeps_every_option_the_host_chose(client, ana, bo):
+    """Each of the table's options (Game.TABLE_OPTIONS), set away from its default: the new
+    table has them all, whether bot accounts may sit down included."""
+    chosen = dict(
+        players=6,
+        pace=Game.Pace.REALTIME,
+        move_seconds=15,
+        bot_speed=Game.BotSpeed.QUICK,
+        stacking=True,
+        final_card_penalty=False,
+        target_score=250,
+        spectators=False,
+        private=True,
+        bot_accounts=True,
+    )
+    game = finish(make_started_game([ana, bo], bots=["easy"], **chosen))
+    client.force_login(ana)
+    client.post(reverse("games:again", args=[game.pk]))
+    new = Game.objects.get(rematch_of=game)
+    assert {name: getattr(new, name) for name in Game.TABLE_OPTIONS} == {
+        name: getattr(game, name) for name in Game.TABLE_OPTIONS
+    }
+    assert {name: getattr(new, name) for name in chosen} == chosen
+
+
 def test_the_others_are_shown_the_new_table_and_take_their_old_seat(client, ana, bo):
     game = finish(make_started_game([ana, bo], players=4))
     client.force_login(ana)
