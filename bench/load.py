@@ -34,6 +34,12 @@ It prints decisions per second, latency median/p95/p99/max, errors, each server
 process's CPU (% of one core, averaged over the window) and peak memory, the client
 processes' CPU, the machine's CPU and the load average. Not a test: the figures
 depend on what else runs on the machine, so quote the load average with them.
+
+And the whole system's CPU per decision (per echo round): the Daphnes, the worker and
+beat, the PostgreSQL backends of the load's database (read from /proc, so PostgreSQL on
+this machine; the sessions that ended in the window from the postmaster's reaped
+children, see bench/system_cpu.py) and the redis-server, with the split by group and the
+sessions opened in the window.
 """
 
 import argparse
@@ -43,6 +49,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -52,6 +59,8 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from bench.system_cpu import PostgresSampler, whole_system_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 REACH_TIMEOUT = 5.0  # a push that has not reached every seat by then is an error
@@ -433,6 +442,7 @@ class _Site:
             except subprocess.TimeoutExpired:
                 child.kill()
         self._drop_queue()
+        shutil.rmtree(self.schedule, ignore_errors=True)  # beat's schedule, the run's only
         self.log.close()
         if os.path.getsize(self.log.name) == 0:
             os.unlink(self.log.name)
@@ -531,16 +541,25 @@ def _run(args, site, tables):
     for pipe in pipes:
         pipe.send(("go", start, window))
     watched = _watched(site, clients)
+    postgres = PostgresSampler(_sql)
     time.sleep(max(0.0, window[0] - time.monotonic()))
     cpu_before = {name: _cpu(p) for name, p in watched.items()}
+    postgres.start()
     machine_before = psutil.cpu_times()
     load_before = os.getloadavg()
     peak = {name: 0 for name in watched}
     while time.monotonic() < window[1]:
         for name, proc in watched.items():
             peak[name] = max(peak[name], _rss(proc))
+        # Backends come and go: each one seen is read again at the end, or found reaped.
+        postgres.poll()
         time.sleep(1.0)
-    cpu = {name: (_cpu(p) - cpu_before[name]) / args.duration * 100 for name, p in watched.items()}
+    seconds = {name: _spent(cpu_before[name], _cpu(p)) for name, p in watched.items()}
+    database = postgres.finish()
+    cpu = {
+        name: None if spent is None else spent / args.duration * 100
+        for name, spent in seconds.items()
+    }
     machine_after = psutil.cpu_times()
     load_after = os.getloadavg()
     busy = _busy(machine_before, machine_after)
@@ -552,20 +571,56 @@ def _run(args, site, tables):
     for proc in clients:
         proc.join(10)
     dead = [name for name, child in site.children.items() if child.poll() is not None]
-    _report(args, results, cpu, peak, busy, load_before, load_after, dead)
+    system = (_groups(args, seconds, database), database)
+    _report(args, results, cpu, peak, busy, load_before, load_after, dead, system)
+
+
+def _sql(query):
+    """Rows of a query on the load's database (the tool's own connection, autocommit)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(query)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _groups(args, seconds, database):
+    """CPU seconds in the window of each group of the whole system; None: not measured."""
+
+    def total(names):
+        spent = [seconds[name] for name in names]
+        return None if not spent or None in spent else sum(spent)
+
+    return {
+        "web": total([name for name in seconds if name.startswith(f"{args.server}-")]),
+        "worker+beat": total(
+            [name for name in ("celery-worker", "celery-beat") if name in seconds]
+        ),
+        "PostgreSQL": database.seconds,
+        "Redis": total([name for name in seconds if name.startswith("redis-server")]),
+    }
 
 
 def _cpu(proc):
     """User + system CPU seconds of a process and of its live descendants (a Celery worker's
     pool process does the work; `children_user` would count it only once it had ended), plus
-    the children it has already waited for. 0 once it is gone."""
+    the children it has already waited for. 0 once it is gone; None when it may not be
+    read (another user's process where /proc is closed to others)."""
+    import psutil
+
     try:
         tree = [proc, *proc.children(recursive=True)]
         total = sum(p.cpu_times().user + p.cpu_times().system for p in tree)
         times = proc.cpu_times()
         return total + times.children_user + times.children_system
+    except psutil.AccessDenied:
+        return None
     except Exception:  # noqa: BLE001 -- a process that ended has no more CPU to count
         return 0.0
+
+
+def _spent(before, after):
+    return None if before is None or after is None else after - before
 
 
 def _rss(proc):
@@ -585,7 +640,7 @@ def _busy(before, after):
     return 100 * (1 - idle / total), 100 * steal / total
 
 
-def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
+def _report(args, results, cpu, peak, busy, load_before, load_after, dead, system=None):
     latencies = [x for r in results for x in r["latencies"]]
     decided = sum(r["decided"] for r in results)
     errors = [e for r in results for e in r["errors"]]
@@ -624,8 +679,9 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
         print(f"  server processes that stopped during the run: {', '.join(dead)}")
     print("  CPU (% of one core over the window) and peak memory:")
     for name in cpu:
-        print(f"    {name:24s} {cpu[name]:6.1f} %  {peak[name] / 2**20:7.1f} MiB")
-    served = sum(value for name, value in cpu.items() if name.startswith(f"{args.server}-"))
+        share = "not measured" if cpu[name] is None else f"{cpu[name]:6.1f} %"
+        print(f"    {name:24s} {share}  {peak[name] / 2**20:7.1f} MiB")
+    served = sum(value or 0.0 for name, value in cpu.items() if name.startswith(f"{args.server}-"))
     if decided:
         # The figure the game is held to against the echo: what a move (an echo round)
         # costs the server processes, whatever their number.
@@ -633,6 +689,13 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead):
             f"    {args.server}s' CPU per {'echo round' if args.echo else 'decision'}: "
             f"{served / 100 * args.duration / decided * 1000:.2f} ms"
         )
+    if system is not None:
+        # What a move costs the machine: the server processes and the database and Redis
+        # behind them, whose work grows with the moves too.
+        groups, database = system
+        unit = "echo round" if args.echo else "decision"
+        for line in whole_system_lines(unit, decided, groups, database):
+            print(f"    {line}")
     print(
         f"    machine: {busy[0]:.0f} % busy of {os.cpu_count()} cores"
         f" ({busy[1]:.0f} % stolen by the host's other guests)"
