@@ -39,8 +39,9 @@ app.autodiscover_tasks()
 
 
 # --- Database connections: a worker's pool lives across tasks ------------------------------
-# With CELERY_DB_REUSE_MAX (settings) Celery's fixup leaves the connections open between
-# tasks; as a request does in Django, each task then starts and ends by closing whatever
+# With CELERY_DB_REUSE_MAX (settings.WORKER_DB_REUSE_MAX) Celery's fixup leaves the
+# connections open between tasks; as a request does in Django, each task then starts and
+# ends by closing whatever
 # connection an error left unusable and handing the rest back to the process's pool
 # (CONN_MAX_AGE 0: every connection is "obsolete" at the end), where the next task takes it
 # without a new PostgreSQL session. An eager task runs inside its caller's request or
@@ -51,8 +52,18 @@ app.autodiscover_tasks()
 # connection as it hands it out (CONN_HEALTH_CHECKS, one round trip) and open another in its
 # place, so that no task fails on a dead one. Set at the worker's start, before any pool is
 # made.
+#
+# Only a `celery worker` process gets this (celeryd_init is its start): a worker run inside
+# another process (the tests' in-process workers) keeps Celery's own closing.
 @signals.celeryd_init.connect(weak=False)
-def check_pooled_connections(**kwargs):
+def keep_pooled_connections(**kwargs):
+    if not settings.WORKER_DB_REUSE_MAX:
+        return
+    # The fixup read its setting when the worker's loader started, just before this signal:
+    # it is told here (Celery keeps its fixups in `_fixups`; the Django one has the worker's).
+    for fixup in getattr(app, "_fixups", ()):
+        if hasattr(fixup, "worker_fixup"):
+            fixup.worker_fixup.db_reuse_max = settings.WORKER_DB_REUSE_MAX
     for database in settings.DATABASES.values():
         database["CONN_HEALTH_CHECKS"] = True
 

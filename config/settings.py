@@ -249,9 +249,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 # Celery's Django fixup closes the worker's connections around every task and, in a prefork
 # child with the pool above, the whole pool: every task opened a new PostgreSQL session
-# (about 4.5 ms of the server's CPU each). With this it recycles the pool only every this
-# many tasks; between them config/celery.py hands each task's connection back to the pool.
-CELERY_DB_REUSE_MAX = envint("CELERY_DB_REUSE_MAX", 5000)
+# (about 4.5 ms of the server's CPU each). In a `celery worker` process (config/celery.py)
+# it then recycles the pool only every this many tasks, and each task hands its connection
+# back to the pool in between; 0 keeps Celery's own way.
+WORKER_DB_REUSE_MAX = envint("CELERY_DB_REUSE_MAX", 5000)
 # A queue of its own lets two sites (or a test run) share one Redis.
 CELERY_TASK_DEFAULT_QUEUE = envstr("CELERY_QUEUE", "celery")
 CELERY_BEAT_SCHEDULE = {

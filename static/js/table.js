@@ -290,8 +290,6 @@
     e.preventDefault();
     showError("");
     const body = new FormData(form, e.submitter || undefined);
-    // The cards sent are spent: what comes next (the answer, a push) starts unselected.
-    if (form.id === "hand-form") clearPressed();
     fetch(form.action, {
       method: "POST", body, credentials: "same-origin",
       headers: { "HX-Request": "true", "X-CSRFToken": csrfToken() || "" },
@@ -313,10 +311,6 @@
   function pressedCodes() {
     const ids = Array.from(document.querySelectorAll("#hand-form .choosable[aria-pressed=true]"), (b) => b.id);
     return { ids: ids, choosing: choosing() };
-  }
-  // Only the marks: the submit keeps its state (and the focus) until the answer replaces it.
-  function clearPressed() {
-    document.querySelectorAll("#hand-form .choosable[aria-pressed=true]").forEach((b) => b.setAttribute("aria-pressed", "false"));
   }
   function restorePressed(selected) {
     if (selected.choosing !== choosing()) { syncChoice(); return; }
