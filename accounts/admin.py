@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 
+from accounts.admin_search import BoundedSearch
+
 from .admin_checks import CheckedSelection, Record
 from .models import AccountAudit, ApiToken, User
 
@@ -69,7 +71,7 @@ class ApiTokenInline(admin.TabularInline):
 
 
 @admin.register(User)
-class PlayerAdmin(CheckedSelection, UserAdmin):
+class PlayerAdmin(BoundedSearch, CheckedSelection, UserAdmin):
     list_display = [
         "username",
         "display_name",
@@ -116,7 +118,7 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
 
 
 @admin.register(AccountAudit)
-class AccountAuditAdmin(Record, CheckedSelection, admin.ModelAdmin):
+class AccountAuditAdmin(BoundedSearch, Record, CheckedSelection, admin.ModelAdmin):
     list_display = ["created_at", "user", "action", "until", "moderator", "reason"]
     list_filter = ["action"]
     search_fields = ["user__username", "moderator__username", "reason"]

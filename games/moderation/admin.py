@@ -31,6 +31,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PlayerAdmin
 from accounts.admin_checks import CheckedSelection, Record
+from accounts.admin_search import BoundedSearch
 from accounts.models import User
 from games import engine
 from games.actions.chat import ChatRefused
@@ -262,7 +263,7 @@ class OptionsForm(forms.ModelForm):
 
 
 @admin.register(Game)
-class GameAdmin(CheckedSelection, admin.ModelAdmin):
+class GameAdmin(BoundedSearch, CheckedSelection, admin.ModelAdmin):
     # What a moderator looks for in a list of tables, narrow enough for a laptop's screen
     # beside the filters: the flags are on each table's page, the links one a line.
     list_display = [
@@ -606,7 +607,7 @@ class SeatFilter(admin.SimpleListFilter):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(Record, CheckedSelection, admin.ModelAdmin):
+class GameEventAdmin(BoundedSearch, Record, CheckedSelection, admin.ModelAdmin):
     """Read-only: events are append-only and written by games.actions (decisions and moderation)."""
 
     list_display = ["game", "seq", "kind", "seat_shown", "actor", "user", "created_at"]
@@ -667,7 +668,7 @@ def _chat_action(call):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
+class ChatMessageAdmin(BoundedSearch, Record, CheckedSelection, admin.ModelAdmin):
     """The table chat (docs/chat.md): read, hide or show a line, mute its author. Each
     action asks why and is written to the chat's moderation log (ChatModeration)."""
 
@@ -732,7 +733,7 @@ class ChatMessageAdmin(Record, CheckedSelection, admin.ModelAdmin):
 
 
 @admin.register(ChatMute)
-class ChatMuteAdmin(Record, CheckedSelection, admin.ModelAdmin):
+class ChatMuteAdmin(BoundedSearch, Record, CheckedSelection, admin.ModelAdmin):
     list_display = ["user", "moderator", "created_at", "reason"]
     search_fields = ["user__username"]
     fields = readonly_fields = ("user", "moderator", "created_at", "reason")
@@ -754,7 +755,7 @@ class ChatMuteAdmin(Record, CheckedSelection, admin.ModelAdmin):
 
 
 @admin.register(ChatModeration)
-class ChatModerationAdmin(Record, CheckedSelection, admin.ModelAdmin):
+class ChatModerationAdmin(BoundedSearch, Record, CheckedSelection, admin.ModelAdmin):
     """The chat's moderation log: read-only, append-only."""
 
     list_display = ["created_at", "action", "user", "moderator", "message", "reason"]
@@ -765,7 +766,7 @@ class ChatModerationAdmin(Record, CheckedSelection, admin.ModelAdmin):
 
 
 @admin.register(Report)
-class ReportAdmin(CheckedSelection, admin.ModelAdmin):
+class ReportAdmin(BoundedSearch, CheckedSelection, admin.ModelAdmin):
     """Players' reports, newest first, each with a link to its game."""
 
     list_display = [
