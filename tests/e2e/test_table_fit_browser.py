@@ -61,6 +61,18 @@ OUT_OF_VIEW = """(selectors) => {
   return out;
 }"""
 
+# Cards whose centre, where a tap lands, lies under the next card of their row. Measured on
+# the slots (li), which a card's lift or flight does not move.
+CENTRES_COVERED = """() => {
+  const slots = Array.from(document.querySelectorAll('#hand-form .hand > li:has(.hand-card)'));
+  return slots.slice(0, -1).flatMap((li, i) => {
+    const here = li.getBoundingClientRect(), next = slots[i + 1].getBoundingClientRect();
+    const centre = here.left + li.querySelector('.hand-card').offsetWidth / 2;
+    return Math.abs(next.top - here.top) < 2 && next.left < centre + 1
+      ? [`card ${i + 1} of ${slots.length}: centre at ${centre}, next card from ${next.left}`] : [];
+  });
+}"""
+
 SCROLLS = """() => {
   const d = document.documentElement;
   return {x: d.scrollWidth - d.clientWidth, y: d.scrollHeight - d.clientHeight};
@@ -195,7 +207,9 @@ def test_the_whole_table_and_every_control_fit_a_desktop_screen(
 
 def test_on_a_phone_nothing_sticks_out_sideways_over_a_whole_game(daphne_url, chromium_browser):
     ana = make_user("ana")
-    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45)
+    # A fixed deal in which Ana comes to hold eleven cards, more than a phone's row has room
+    # for at a full card's width each.
+    game = make_started_game([ana], players=4, pace="realtime", move_seconds=45, seed=4)
     page = logged_in_page(chromium_browser, daphne_url, ana)
     page.set_viewport_size({"width": 390, "height": 844})
     errors = _errors(page)
@@ -207,6 +221,8 @@ def test_on_a_phone_nothing_sticks_out_sideways_over_a_whole_game(daphne_url, ch
             '.plate, #table-hand button, #table-status li'),
             el => el.getBoundingClientRect().right))""")
         assert right <= 390.5, f"something ends at x={right} ({when})"
+        covered = page.evaluate(CENTRES_COVERED)
+        assert not covered, f"a card's centre is under the next card ({when}): {covered}"
 
     seen, made = play_measuring(page, sideways)
 
