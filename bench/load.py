@@ -129,6 +129,53 @@ def page_seq(html):
     return int(match.group(1)) if match else 0
 
 
+# A piece of the table and its version, as a push or a page carries it (a piece sent alone
+# has its out-of-band mark first).
+_VERSION = re.compile(r'<[a-z]+ (?:hx-swap-oob="true" )?data-v="([0-9a-f]+)"[^>]*? id="([\w-]+)"')
+_HAND = re.compile(r'<section [^>]*id="table-hand".*?</section>', re.S)
+_DISCARD = re.compile(r'<ol [^>]*id="discard-cards">(.*?)</ol>', re.S)
+
+
+class Page:
+    """What a seat's page holds, as static/js/table.js keeps it: the event number shown,
+    each piece's version, the hand (what a seat decides from) and how many cards the
+    discard pile's list holds. A push that carries only what changed is applied only when
+    the page holds what it says it must (games.push.changes); otherwise the seat resyncs."""
+
+    def __init__(self):
+        self.seq, self.versions, self.hand, self.discard = 0, {}, "", 0
+
+    def load(self, html, seq):
+        """A whole table: the page, or a resync."""
+        self.versions = {}
+        self.hand, self.discard = "", 0
+        self._take(html)
+        self.seq = seq
+
+    def holds(self, msg):
+        if self.seq < (msg.get("log_after") or 0):
+            return False
+        if any(self.versions.get(name) != v for name, v in (msg.get("keep") or {}).items()):
+            return False
+        return all(self.discard == more["after"] for more in (msg.get("append") or {}).values())
+
+    def apply(self, msg):
+        self._take(msg["html"])
+        for name, more in (msg.get("append") or {}).items():
+            self.discard += more["added"]
+            self.versions[name] = more["v"]
+        self.seq = msg["seq"]
+
+    def _take(self, html):
+        self.versions.update((name, v) for v, name in _VERSION.findall(html))
+        hand = _HAND.search(html)
+        if hand is not None:
+            self.hand = hand.group(0)
+        cards = _DISCARD.search(html)
+        if cards is not None:
+            self.discard = cards.group(1).count("<li")
+
+
 def percentile(sorted_values, p):
     """Nearest-rank percentile of an already sorted list."""
     if not sorted_values:
@@ -829,7 +876,7 @@ class _GameTable:
     def __init__(self, clients, game_id, cookies):
         self.c, self.game_id, self.cookies = clients, game_id, cookies
         self.sockets = [None] * len(cookies)
-        self.html = [""] * len(cookies)
+        self.pages = [Page() for _ in cookies]
         self.shown = [0] * len(cookies)
         self.arrivals = [[] for _ in cookies]  # per seat: [(seq, time)], seq rising
         self.waiters = []  # [(seq, future)]: resolved when every seat shows seq or later
@@ -846,7 +893,8 @@ class _GameTable:
                     raise RuntimeError(
                         f"table {self.game_id} seat {seat}: the page answered {status}"
                     )
-                self.shown[seat], self.html[seat] = page_seq(html), html
+                self.shown[seat] = page_seq(html)
+                self.pages[seat].load(html, self.shown[seat])
                 self.sockets[seat] = await self.c.connect(f"/ws/games/{self.game_id}/", cookie)
         return len(self.cookies)
 
@@ -870,18 +918,7 @@ class _GameTable:
                 msg = json.loads(payload)
                 kind = msg.get("type")
                 if kind == "fragments":
-                    if msg["seq"] <= self.shown[seat]:
-                        # Crossed by a newer push (table.js ignores it too): counted, as a
-                        # measure of how often pushes arrive out of order.
-                        self.c.late += msg["seq"] < self.shown[seat]
-                        continue
-                    if TRACE and msg["seq"] > self.shown[seat] + 1:
-                        print(
-                            f"{now:.3f} table {self.game_id} seat {seat} shows "
-                            f"{self.shown[seat]}, got {msg['seq']}",
-                            flush=True,
-                        )
-                    self.show(seat, msg["seq"], msg["html"], now)
+                    self.pushed(seat, msg, now)
                 elif kind == "hello":
                     if msg["seq"] != self.shown[seat]:
                         self.c.later(self.resync(seat))
@@ -896,6 +933,25 @@ class _GameTable:
         finally:
             await ws.close()
 
+    def pushed(self, seat, msg, now):
+        if msg["seq"] <= self.shown[seat]:
+            # Crossed by a newer push (table.js ignores it too): counted, as a measure of
+            # how often pushes arrive out of order.
+            self.c.late += msg["seq"] < self.shown[seat]
+            return
+        if TRACE and msg["seq"] > self.shown[seat] + 1:
+            print(
+                f"{now:.3f} table {self.game_id} seat {seat} shows "
+                f"{self.shown[seat]}, got {msg['seq']}",
+                flush=True,
+            )
+        if not self.pages[seat].holds(msg):
+            # A push it cannot show whole (one it missed): resync, as table.js does.
+            self.c.later(self.resync(seat))
+            return
+        self.pages[seat].apply(msg)
+        self.show(seat, msg["seq"], msg["html"], now)
+
     async def resync(self, seat):
         self.c.resyncs += 1
         status, html = await self.c.http_get(f"/games/{self.game_id}/", self.cookies[seat])
@@ -904,6 +960,7 @@ class _GameTable:
             return
         seq = page_seq(html)
         if seq > self.shown[seat]:
+            self.pages[seat].load(html, seq)
             self.show(seat, seq, html, time.monotonic())
 
     def show(self, seat, seq, html, now):
@@ -912,7 +969,7 @@ class _GameTable:
                 f"{now:.3f} table {self.game_id} seat {seat} shows {seq}: {choices(html)}",
                 flush=True,
             )
-        self.shown[seat], self.html[seat] = seq, html
+        self.shown[seat] = seq
         self.arrivals[seat].append((seq, now))
         del self.arrivals[seat][:-64]
         for item in list(self.waiters):
@@ -944,7 +1001,7 @@ class _GameTable:
                 seq = self.shown[seat]
                 if seq <= self.looked_at[seat]:
                     return
-                action = pick_action(self.html[seat], self.c.rng)
+                action = pick_action(self.pages[seat].hand, self.c.rng)
                 if action is None:
                     self.looked_at[seat] = seq  # nothing to do on this page
                     return

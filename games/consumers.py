@@ -363,7 +363,17 @@ class GameConsumer(CheckedSocket):
             # and the socket checks its access, which closes it.
             await self.check_access()
             return
-        await self.send_json({"type": "fragments", "seq": message["seq"], "html": message["html"]})
+        await self.send_json(
+            {
+                "type": "fragments",
+                "seq": message["seq"],
+                "html": message["html"],
+                # What the page must already hold for the push to be whole (games.push.changes).
+                "log_after": message.get("log_after", 0),
+                "keep": message.get("keep") or {},
+                "append": message.get("append") or {},
+            }
+        )
 
     async def chat_push(self, message):
         """A chat line or a hidden line for this socket's group (games.actions.chat chose the

@@ -19,6 +19,7 @@ from django.db import transaction
 from games import metrics, push, store
 from games.models import Game
 from games.presenters import bot_view, table
+from games.push import changes
 
 log = logging.getLogger(__name__)
 
@@ -119,23 +120,30 @@ def _listeners(game, seats, waiting):
 
 def _renderings(game, state, seats, holders, pages):
     """Each page's fragments: what every reader sees alike rendered once (PublicTable),
-    then each reader's own part."""
+    then each reader's own part; of it, only what changed since this process's last push
+    for the game (games.push.changes)."""
     if not pages:
         return []
+    before = changes.previous(game.pk, game.last_seq)
     rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS)
     public = table.PublicTable(game, state, seats, rows)
-    return [
-        (
-            group,
-            _message(
-                "game.fragments",
-                game,
-                holders.get(seat),
-                html=table.render_fragments(table.table_context(game, seat, public=public)),
-            ),
+    # The events the log's rows follow: a page must show every one up to it.
+    log_after = rows[0].seq - 1 if rows else game.last_seq
+    if before is not None:
+        log_after = public.log_after = max(log_after, before.seq)
+    renderings, versions = [], {}
+    for group, seat in pages:
+        _html, cut = table.render_pieces(table.table_context(game, seat, public=public))
+        versions[group] = changes.versions_of(cut)
+        sent = changes.message(cut, before, group, table.ALWAYS, table.LOG)
+        renderings.append(
+            (
+                group,
+                _message("game.fragments", game, holders.get(seat), log_after=log_after, **sent),
+            )
         )
-        for group, seat in pages
-    ]
+    changes.remember(game.pk, game.last_seq, versions, table.discard_items(public))
+    return renderings
 
 
 def _message(kind, game, holder, **content):

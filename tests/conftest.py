@@ -21,6 +21,7 @@ from accounts.models import User
 from games import store
 from games.actions import decisions
 from games.models import Game, GameEvent
+from games.push import changes
 from lobby import services as lobby
 
 # Bots move at once in the tests (and in the workers and servers they start), unless a test
@@ -180,6 +181,13 @@ def django_db_setup(django_db_setup):
     for conn in connections.all():
         if conn.alias in getattr(conn, "_connection_pools", {}):
             conn.close_pool()
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_pushes():
+    """Each test's pushes start from nothing remembered (games.push.changes): a game id
+    used again by a later test must not be taken for the same game."""
+    changes.forget()
 
 
 @pytest.fixture(autouse=True)

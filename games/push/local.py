@@ -18,8 +18,8 @@ _inboxes = {}  # channel name -> (event loop, queue) of a socket open in this pr
 
 class Inbox(asyncio.Queue):
     """A socket's queue of pushes, bounded as its channel-layer channel is: when it is full
-    the oldest waiting push is dropped (each push is the whole table, so the newest is the
-    one worth keeping)."""
+    the oldest waiting push is dropped (the newest is the one worth keeping: a page that
+    missed a push it needed resyncs, games.push.changes)."""
 
     def put_nowait(self, item):
         if self.full():

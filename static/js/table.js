@@ -31,7 +31,7 @@
 
   // Every fragment arrives as an out-of-band swap with a stable id; htmx does the
   // swapping (and keeps the focus on the element with the same id).
-  function apply(html, newSeq) {
+  function apply(html, newSeq, appends) {
     if (newSeq < seq) return;
     const selected = pressedCodes();
     const open = Array.from(document.querySelectorAll(".colour-choice:not([hidden]), #concede-confirm:not([hidden])"), (p) => p.id);
@@ -43,6 +43,12 @@
     // swap and animates from there after it.
     document.dispatchEvent(new CustomEvent("table:beforeswap", { detail: { seq: newSeq } }));
     htmx.swap(document.body, html, { swapStyle: "none" });
+    // A push's new cards of the discard pile's list came in as an out-of-band swap at its
+    // end (applyPush checked its length first): the list's version is the new one.
+    Object.entries(appends || {}).forEach(([id, more]) => {
+      const el = document.getElementById(id);
+      if (el) el.dataset.v = more.v;
+    });
     showConnection();
     restoreDiscard(pile);
     restoreFold(fold);
@@ -201,21 +207,48 @@
     });
   }
 
+  let resyncing = null;
   function resync() {
-    return fetch(page.dataset.sync, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+    if (resyncing) return resyncing;
+    resyncing = fetch(page.dataset.sync, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
       .then((r) => {
         if (r.redirected || !r.ok) throw new Error("resync " + r.status);
         return r.text();
       })
       .then((html) => apply(html, seqOf(html)))
-      .catch(() => setTimeout(resync, 2000));
+      .catch(() => setTimeout(resync, 2000))
+      .finally(() => { resyncing = null; });
+    return resyncing;
   }
 
-  // A push numbered past the next one is shown at once and the skipped ones are not asked
-  // for: each push is the whole table (its hand, plates, piles and the last moves of the
-  // log), so it stands for the ones before it, and one that comes after it is old news.
-  // Pushes cross: two moves pushed by two processes, or one delivered by the process that
-  // holds this socket while the other went through Redis (docs/table.md).
+  // A push carries only what changed since the push its process made before it
+  // (games/push/changes.py), and says what the page must already hold for it to be whole:
+  // every event up to `log_after` (the log holds only the moves after it), each piece left
+  // out at the version in `keep`, and the discard pile's list at the length an `append`
+  // adds to. A page that holds all that shows the push at once, even past a number it
+  // skipped; one that does not (a push it missed, one made by another process from another
+  // memory) resyncs over HTTP rather than show a table it was not sent. One numbered at or
+  // below the page's is old news. Pushes cross: two moves pushed by two processes, or one
+  // delivered by the process that holds this socket while the other went through Redis
+  // (docs/table.md).
+  function holds(msg) {
+    if (seq < (msg.log_after || 0)) return false;
+    for (const [id, v] of Object.entries(msg.keep || {})) {
+      const el = document.getElementById(id);
+      if (!el || el.dataset.v !== v) return false;
+    }
+    for (const [id, more] of Object.entries(msg.append || {})) {
+      const el = document.getElementById(id);
+      if (!el || el.children.length !== more.after) return false;
+    }
+    return true;
+  }
+
+  function applyPush(msg) {
+    if (msg.seq <= seq) return;                      // old news (already shown)
+    if (!holds(msg)) { resync(); return; }
+    apply(msg.html, msg.seq, msg.append);
+  }
 
   function connect() {
     if (stopped) return;
@@ -233,8 +266,7 @@
         // A fresh connection: anything we may have missed comes over HTTP.
         if (msg.seq !== seq) resync();
       } else if (msg.type === "fragments") {
-        if (msg.seq <= seq) return;                  // old news (already shown)
-        apply(msg.html, msg.seq);                    // every push is the whole table
+        applyPush(msg);
       } else if (msg.type === "error") {
         showError(msg.message);
       }

@@ -17,7 +17,16 @@ import time
 import pytest
 
 from bench import system_cpu
-from bench.load import _groups, _report, choices, page_seq, percentile, pick_action, summarize
+from bench.load import (
+    Page,
+    _groups,
+    _report,
+    choices,
+    page_seq,
+    percentile,
+    pick_action,
+    summarize,
+)
 from bench.system_cpu import Postgres, PostgresSampler, Stat, parse_stat, whole_system_lines
 from games import store
 from games.actions import decisions
@@ -363,3 +372,37 @@ def test_a_session_opened_and_closed_in_the_window_is_counted_with_its_cpu():
     # databases can only add to it).
     assert spent > 0.05
     assert reading.seconds >= spent
+
+
+def test_the_tool_s_page_keeps_what_a_push_leaves_out_and_refuses_one_it_cannot_show():
+    """bench.load.Page, the tool's copy of what table.js keeps (the whole path is checked
+    against fresh pages in tests/games/push/test_changes.py)."""
+    whole = (
+        '<section data-v="aa" id="table-status" data-seq="7"></section>'
+        '<section data-v="bb" id="table-hand" data-seq="7"><form id="hand-form" data-mode="play"'
+        ' data-need="0"></form></section>'
+        '<section data-v="cc" id="table-seats"><ol data-v="dd" id="discard-cards">'
+        '<li class="mini">Red 1</li><li class="mini">Red 2</li></ol></section>'
+    )
+    page = Page()
+    page.load(whole, 7)
+    assert (page.seq, page.discard, page.versions["table-hand"]) == (7, 2, "bb")
+    push = {
+        "seq": 8,
+        "html": '<section data-v="a2" id="table-status" data-seq="8"></section>'
+        '<ol hx-swap-oob="beforeend:#discard-cards"><li class="mini">Red 3</li></ol>',
+        "log_after": 7,
+        "keep": {"table-hand": "bb", "table-seats": "cc"},
+        "append": {"discard-cards": {"after": 2, "added": 1, "v": "d2"}},
+    }
+    assert page.holds(push)
+    page.apply(push)
+    assert 'data-mode="play"' in page.hand  # the hand it was not sent again
+    assert (page.seq, page.discard, page.versions["discard-cards"]) == (8, 3, "d2")
+    assert page.versions["table-status"] == "a2"
+    # A push for a page that missed one: an event it does not show, a piece it holds at
+    # another version, a list of another length.
+    later = {"seq": 10, "html": "", "log_after": 9, "keep": {}, "append": {}}
+    assert not page.holds(later)
+    assert not page.holds({**push, "seq": 9, "log_after": 8, "keep": {"table-hand": "b0"}})
+    assert not page.holds({**push, "seq": 9, "log_after": 8})  # the list holds 3, not 2

@@ -19,18 +19,23 @@ thing, and nothing that reader may not see: the public part holds nothing hidden
 """
 
 from games.presenters.table.log import LOG_LENGTH, PUSH_LOG_ROWS
+from games.presenters.table.pieces import ALWAYS, LOG
 from games.presenters.table.plates import WARN_SECONDS, WARN_SHARE, clock_warning
 from games.presenters.table.public import PublicTable
 from games.presenters.table.reader import table_context
-from games.presenters.table.render import render_fragments
+from games.presenters.table.render import discard_items, render_fragments, render_pieces
 
 __all__ = [
+    "ALWAYS",
+    "LOG",
     "LOG_LENGTH",
     "PUSH_LOG_ROWS",
     "WARN_SECONDS",
     "WARN_SHARE",
     "PublicTable",
     "clock_warning",
+    "discard_items",
     "render_fragments",
+    "render_pieces",
     "table_context",
 ]

@@ -27,7 +27,10 @@ def move_log(
     the rows this reader has not read yet and joins the rest."""
     items: list[str] = []
     lines: tuple[str, ...] = ()
+    after = public.log_after
     for row in rows:
+        if after is not None and row.seq <= after:
+            continue
         lines, item = row_move(row, seat, public.log_names, public.log_names_key, public.players)
         if item:
             items.append(item)

@@ -14,7 +14,7 @@ from games import engine
 from games.models import Game, GameEvent, Seat
 from games.presenters import ratings as rating_views
 from games.presenters.describe import seat_names
-from games.presenters.table import pile, plates, render, status
+from games.presenters.table import pieces, pile, plates, render, status
 from games.presenters.table import result as outcome
 from games.store import EventRow, spectators
 
@@ -71,6 +71,9 @@ class PublicTable:
         self._slotted: dict[int, str] = {}
         self._plates: dict[tuple[int, str | None], SafeString] = {}
         self._results: dict[int | None, SafeString] = {}
+        # The move log holds only the rows after this event (a push that sends only the
+        # moves a page does not have yet: games.push.changes); None, every row given.
+        self.log_after: int | None = None
 
     def name(self, number: int) -> str:
         return self.names.get(number, f"Seat {number + 1}")
@@ -129,17 +132,18 @@ class PublicTable:
             found = self._plates[key] = render.fill_slots(slotted, role)
         return found
 
-    def plates_for(self, seat: int | None) -> SafeString:
+    def plate_list(self, seat: int | None) -> list[SafeString]:
         """Every plate in seat order, as reader `seat` (None: a spectator) sees them."""
         partner = None if seat is None else (seat + self.half) % self.players
-        return mark_safe(
-            "".join(
-                self.plate(
-                    number, "you" if number == seat else "partner" if number == partner else None
-                )
-                for number in range(self.players)
+        return [
+            self.plate(
+                number, "you" if number == seat else "partner" if number == partner else None
             )
-        )
+            for number in range(self.players)
+        ]
+
+    def plates_for(self, seat: int | None) -> SafeString:
+        return mark_safe("".join(self.plate_list(seat)))
 
     def scores(self, yours: int | None) -> Markup:
         """The status bar's score of each team, for a reader of team `yours` (None: of none)."""
@@ -160,13 +164,32 @@ class PublicTable:
     def deal_check(self) -> Markup:
         return status.deal_check(self)
 
+    @property
+    def deal_check_on_page(self) -> Markup:
+        """The deal's check where the page places it, among its links: with the version its
+        rendering inside the fragments has, which a push compares."""
+        return Markup(pieces.versioned(str(self.deal_check), self.seq))
+
     @cached_property
     def direction(self) -> Markup:
         return pile.direction(self.view)
 
     @cached_property
+    def piles(self) -> Markup:
+        return pile.piles(self.view)
+
+    @cached_property
+    def discard_summary(self) -> Markup:
+        return pile.discard_summary(self.view)
+
+    @cached_property
+    def discard_cards(self) -> Markup:
+        return pile.discard_cards(self.view)
+
+    @cached_property
     def centre(self) -> Markup:
-        return pile.centre(self.view)
+        """The piles and the discard pile's list under them."""
+        return self.piles + pile.discard_list(self.discard_summary, self.discard_cards)
 
     @cached_property
     def result(self) -> Markup:

@@ -13,13 +13,14 @@ from typing import Any, Protocol, cast
 from django.http import HttpRequest
 from django.template import engines
 from django.template.backends.jinja2 import Jinja2
-from django.template.backends.utils import csrf_input_lazy
+from django.template.backends.utils import csrf_input
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from jinja2 import Environment, Template
 from markupsafe import Markup
 
 from games.engine.types import SeatView
+from games.presenters.table import pieces
 
 
 def _jinja() -> Environment:
@@ -61,15 +62,15 @@ class TableParts(Protocol):
         self, seq: int, round: int, deal_commitment: str, verify_url: str, finished: bool
     ) -> Markup: ...
     def direction(self, view: SeatView) -> Markup: ...
-    def centre(
+    def piles(
         self,
         view: SeatView,
         top: Mapping[str, Any] | None,
         color_name: str | None,
         color_symbol: str | None,
-        discard_count: int,
-        discard_html: str,
     ) -> Markup: ...
+    def discard_summary(self, count: int) -> Markup: ...
+    def discard_cards(self, items: str) -> Markup: ...
     def colour_choice(self, wild: Mapping[str, Any], colors: list[dict[str, str]]) -> Markup: ...
     def hand_card(self, card: Mapping[str, Any], mode: str | None) -> Markup: ...
     def result(self, c: Mapping[str, Any]) -> Markup: ...
@@ -89,16 +90,31 @@ def render_fragments(
     request, so its forms carry no CSRF field: table.js sends moves on the socket, and a
     form it posts takes the field from the page. The `page` leaves out the deal's check,
     which the page itself places among its links."""
-    fragments = template("games/fragments.html")
-    return mark_safe(
-        fragments.render(
-            {
-                **context,
-                "page": page,
-                "csrf_input": csrf_input_lazy(request) if request is not None else "",
-            }
-        )
-    )
+    return render_pieces(context, request, page=page)[0]
+
+
+def render_pieces(
+    context: Mapping[str, Any], request: HttpRequest | None = None, *, page: bool = False
+) -> tuple[SafeString, list[pieces.Piece]]:
+    """render_fragments' string, and the pieces it is cut into, each with its version
+    (pieces.py): what a push compares with the last one it sent."""
+    csrf = csrf_input(request) if request is not None else ""
+    whole = template("games/fragments.html").render({**context, "page": page, "csrf_input": csrf})
+    public = context["public"]
+    felt = [
+        ("table-direction", str(public.direction)),
+        *((f"seat-{n}", str(plate)) for n, plate in enumerate(public.plate_list(context["seat"]))),
+        ("table-piles", str(public.piles)),
+        ("discard-summary", str(public.discard_summary)),
+        (pieces.APPENDED, str(public.discard_cards)),
+    ]
+    html, cut = pieces.cut(whole, context, felt, str(csrf))
+    return mark_safe(html), cut
+
+
+def discard_items(public: Any) -> str:
+    """The discard pile's list's items as every reader's rendering holds them."""
+    return pieces.items(str(public.discard_cards))
 
 
 # --- a plate's reader's places ----------------------------------------------------------------

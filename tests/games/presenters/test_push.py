@@ -15,6 +15,7 @@ from games import effects, engine, push, store
 from games.models import Game
 from games.presenters import bot_view, table
 from games.presenters.table import plates, render
+from games.push import changes
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_describe import MoveLog
 from tests.games.presenters.test_fragment_markup import play_random
@@ -22,7 +23,8 @@ from tests.games.presenters.test_fragment_markup import play_random
 pytestmark = pytest.mark.django_db
 
 FORM_KEY = re.compile(r'name="key" value="[0-9a-f]{32}(-concede)?"')
-LOG = re.compile(r'<section id="table-log".*?</section>', re.S)
+BETWEEN = re.compile(r">\s+<")
+LOG = re.compile(r'<section [^>]*id="table-log".*?</section>', re.S)
 
 
 def seat_of(game, group):
@@ -43,14 +45,21 @@ def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players,
         game = Game.objects.select_related("snapshot").get(pk=game.pk)
         if game.status != Game.Status.ACTIVE:
             break
+        # Each push whole, as a process that remembers no earlier push sends it (what a push
+        # leaves out when it remembers one: tests/games/push/test_changes.py).
+        changes.forget()
         pushes = effects.seat_pushes(game.pk)
         assert len(pushes) == players + 1
         for group, message in pushes:
             seat = seat_of(game, group)
             alone = table.render_fragments(table.table_context(game, seat))
             # Only the forms' one-time keys differ between two renderings, and the move log:
-            # the page holds the whole game, a push its newest moves (the page keeps the rest).
-            pushed, page = (FORM_KEY.sub("", html) for html in (message["html"], alone))
+            # the page holds the whole game, a push its newest moves (the page keeps the rest);
+            # and the blank lines between the fragments.
+            pushed, page = (
+                BETWEEN.sub("><", FORM_KEY.sub("", html)).strip()
+                for html in (message["html"], alone)
+            )
             assert LOG.sub("", pushed) == LOG.sub("", page), group
             pushed_moves = MoveLog(LOG.search(pushed).group(0)).moves
             page_moves = MoveLog(LOG.search(page).group(0)).moves
@@ -70,7 +79,7 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
         play_random(game, rng)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     rendered = []
-    real_parts, real_fragments = render.parts, table.render_fragments
+    real_parts, real_pieces = render.parts, table.render_pieces
 
     class Counting:
         """table_parts.html's macros, each call counted by the macro's name (every piece of
@@ -87,17 +96,18 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
 
     def fragments(context, request=None):
         rendered.append("fragments")
-        return real_fragments(context, request)
+        return real_pieces(context, request)
 
     monkeypatch.setattr(render, "parts", Counting)
-    monkeypatch.setattr(table, "render_fragments", fragments)
+    monkeypatch.setattr(table, "render_pieces", fragments)
     plates.render_plate.cache_clear()
     render.slot_fills.cache_clear()
     plates.scores.cache_clear()
     effects.seat_pushes(game.pk)
     counts = {name: rendered.count(name) for name in set(rendered)}
     assert counts.pop("fragments") == players + 1
-    assert counts.pop("direction") == counts.pop("centre") == counts.pop("result") == 1
+    assert counts.pop("direction") == counts.pop("piles") == counts.pop("result") == 1
+    assert counts.pop("discard_summary") == counts.pop("discard_cards") == 1
     assert counts.pop("round_line") == counts.pop("deal_check") == 1
     # Each plate once, its reader's places (own seat, partner's, neither) filled in for
     # each reader: nine readers would have needed 72 plates rendered each for themselves.

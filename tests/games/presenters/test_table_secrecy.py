@@ -19,7 +19,6 @@ from games.actions import decisions
 from games.bots import play as botplay
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
-from games.presenters import table
 from tests.conftest import make_started_game
 
 pytestmark = pytest.mark.django_db
@@ -121,6 +120,9 @@ class Recorder:
         self.sent.append((group, message))
 
 
+MOVE_SEQ = re.compile(r'<li class="move[^"]*" data-seq="(\d+)"')
+
+
 def seat_of_group(game, group):
     if group == push.public_group(game.pk):
         return None
@@ -152,6 +154,7 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
     game = make_started_game(users, seed=seed, players=players, spectators=True)
     checked_pages = checked_pushes = 0
     leaks = []
+    logged = {}  # group -> (the first push's log_after, the moves its pushes held)
 
     known_by = {}
     knowable = Knowable(game, [None, *range(players)])
@@ -160,7 +163,9 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         if seat not in known_by:
             known_by[seat] = knowable(seat)
         found = cards_in(html)
-        if seat is not None:  # the scan does see what is there: the seat's own hand
+        if seat is not None and 'id="table-hand"' in html:
+            # The scan does see what is there: the seat's own hand (a push that leaves the
+            # hand out, unchanged, is scanned all the same).
             assert set(knowable.state.view(seat)["hand"]) <= found
         extra = found - known_by[seat]
         if extra:
@@ -201,6 +206,9 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
         for group, message in recorder.sent:
             check(seat_of_group(game, group), message["html"], f"push {message['seq']} to {group}")
             checked_pushes += 1
+            logged.setdefault(group, (message["log_after"], set()))[1].update(
+                int(n) for n in MOVE_SEQ.findall(message["html"])
+            )
         if step % 7 == 0 or game.status != Game.Status.ACTIVE:
             for s, user in enumerate(users + [None]):
                 client.force_login(user or watcher)
@@ -218,14 +226,14 @@ def test_no_page_or_push_shows_a_card_its_seat_may_not_see(
     assert game.status == Game.Status.FINISHED
     assert checked_pushes > 100 and checked_pages > 20
     # What was scanned held the log, one item per move: the pages the whole game's (above),
-    # the last push to each group a move for every one of the newest rows its reader may see.
-    rows = list(GameEvent.objects.filter(game=game).order_by("seq"))[-table.PUSH_LOG_ROWS :]
-    for group, message in recorder.sent:
+    # the pushes to each group, between them, a move for every row its reader may see after
+    # the first push's log began (each push holds the moves after the one before it).
+    rows = list(GameEvent.objects.filter(game=game).order_by("seq"))
+    for group, (after, moves) in logged.items():
         seat = seat_of_group(game, group)
-        log = message["html"].split('id="table-log"', 1)[1]
-        assert log.count('<li class="move') == sum(
-            1 for row in rows if engine.events_for(row.events, seat)
-        ), group
+        assert moves == {
+            row.seq for row in rows if row.seq > after and engine.events_for(row.events, seat)
+        }, group
 
 
 def test_the_scanner_finds_a_card_hidden_anywhere():

@@ -109,13 +109,13 @@ def test_only_seats_with_an_open_page_are_rendered(four, monkeypatch):
     the page open (most of a turn-by-turn game) costs no rendering."""
     game = make_started_game(four, spectators=True)
     rendered = []
-    render = table.render_fragments
+    render = table.render_pieces
 
     def counting(context, request=None):
         rendered.append(context["seat"])
         return render(context, request)
 
-    monkeypatch.setattr(table, "render_fragments", counting)
+    monkeypatch.setattr(table, "render_pieces", counting)
 
     async def scenario():
         comm = communicator(game, four[1])
