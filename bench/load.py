@@ -227,6 +227,13 @@ def main(argv=None):
         default="daphne",
         help="the ASGI server of the same application (uvicorn: uvloop, httptools)",
     )
+    parser.add_argument(
+        "--route",
+        choices=["none", "table"],
+        default="none",
+        help="table: a table's requests and sockets to one server process, by its id "
+        "(as nginx's hash in docs/deploy.md); none: any process (one shared socket)",
+    )
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -264,7 +271,7 @@ def main(argv=None):
     django.setup()
     tables = _set_up(args)
     try:
-        with _Site(args.daphnes, queue, args.server) as site:
+        with _Site(args.daphnes, queue, args.server, args.route == "table") as site:
             _run(args, site, tables)
     finally:
         _end_tables([game_id for game_id, _ in tables])
@@ -386,24 +393,31 @@ class _Site:
     """The processes `make run` starts with Redis (several Daphnes), on a Celery queue of
     their own; stopped whichever way the run ends. Their stderr goes to one log file."""
 
-    def __init__(self, daphnes, queue, server="daphne"):
-        self.daphnes, self.queue, self.server = daphnes, queue, server
+    def __init__(self, daphnes, queue, server="daphne", route=False):
+        self.daphnes, self.queue, self.server, self.route = daphnes, queue, server, route
         self.children = {}
 
     def __enter__(self):
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1024)
-        self.port = listener.getsockname()[1]
+        # One listening socket that every server process shares (the kernel hands each new
+        # connection to one of them), or with `route` one each: the clients then send a
+        # table's requests and sockets to one process chosen by its id, as nginx's hash on
+        # the path does (docs/deploy.md).
+        listeners = []
+        for _ in range(self.daphnes if self.route else 1):
+            listener = socket.socket()
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1024)
+            listeners.append(listener)
+        self.ports = [listener.getsockname()[1] for listener in listeners]
+        self.port = self.ports[0]
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 -- kept if anything was written
             "w+", prefix="bench-load-", suffix=".log", delete=False
         )
         env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
         python = sys.executable
-        fd = str(listener.fileno())
         command = {
-            "daphne": [python, "-m", "daphne", "--fd", fd, "bench.asgi:application"],
+            "daphne": [python, "-m", "daphne", "--fd", "{fd}", "bench.asgi:application"],
             # The same application under uvicorn with its fast loop and HTTP parser; access
             # logs off as Daphne's are at LOG_LEVEL=WARNING.
             "uvicorn": [
@@ -411,7 +425,7 @@ class _Site:
                 "-m",
                 "uvicorn",
                 "--fd",
-                fd,
+                "{fd}",
                 "--loop",
                 "uvloop",
                 "--http",
@@ -427,15 +441,18 @@ class _Site:
             ],
         }[self.server]
         for n in range(self.daphnes):
+            listener = listeners[n % len(listeners)]
+            fd = str(listener.fileno())
             self.children[f"{self.server}-{n + 1}"] = subprocess.Popen(
-                command,
+                [fd if part == "{fd}" else part for part in command],
                 cwd=ROOT,
                 env=env,
                 pass_fds=(listener.fileno(),),
                 stdout=subprocess.DEVNULL,
                 stderr=self.log,
             )
-        listener.close()  # the Daphnes hold it now
+        for listener in listeners:
+            listener.close()  # the Daphnes hold them now
         self.children["celery-worker"] = subprocess.Popen(
             [
                 python,
@@ -476,7 +493,8 @@ class _Site:
             stderr=self.log,
         )
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-        _wait_for(self.port)
+        for port in self.ports:
+            _wait_for(port)
         return self
 
     def __exit__(self, *exc):
@@ -520,7 +538,7 @@ def _start_clients(args, site, tables):
     for n, share in enumerate(shares):
         mine, theirs = ctx.Pipe()
         config = {
-            "port": site.port,
+            "ports": site.ports,
             "tables": share,
             "echo": args.echo,
             "pace": args.pace,
@@ -698,7 +716,8 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead, syste
     print(
         f"{what}: tables={args.tables} players={args.players} "
         f"sockets={args.tables * args.players} pace={args.pace}s "
-        f"{args.server}s={args.daphnes} clients={args.clients} cpus={os.cpu_count()} "
+        f"{args.server}s={args.daphnes} route={getattr(args, 'route', 'none')} "
+        f"clients={args.clients} cpus={os.cpu_count()} "
         f"window={args.duration:.0f}s after {args.warmup:.0f}s warm-up"
     )
     unit = "echoes" if args.echo else "decisions"
@@ -776,9 +795,12 @@ def _client_main(config, pipe):
     asyncio.run(_Clients(config, pipe).run())
 
 
+_TABLE = re.compile(r"/(?:games|echo)/(\d+)/")
+
+
 class _Clients:
     def __init__(self, config, pipe):
-        self.port = config["port"]
+        self.ports = config["ports"]
         self.tables = config["tables"]
         self.echo = config["echo"]
         self.pace = config["pace"]
@@ -832,16 +854,23 @@ class _Clients:
             )
         )
 
+    def port_for(self, path):
+        """The server process a table's requests go to: one by the table's id when the site
+        routes by table (`--route table`), the one shared socket otherwise."""
+        found = _TABLE.search(path)
+        return self.ports[int(found.group(1)) % len(self.ports)] if found else self.ports[0]
+
     async def connect(self, path, cookie):
         import websockets
 
+        port = self.port_for(path)
         return await websockets.connect(
-            f"ws://127.0.0.1:{self.port}{path}",
+            f"ws://127.0.0.1:{port}{path}",
             max_size=None,
             open_timeout=60,
             additional_headers={
                 "Cookie": f"sessionid={cookie}",
-                "Origin": f"http://127.0.0.1:{self.port}",
+                "Origin": f"http://127.0.0.1:{port}",
             },
         )
 
@@ -854,11 +883,12 @@ class _Clients:
     async def http_get(self, path, cookie, htmx=True):
         """GET as a browser loads the page, or (htmx) as table.js's resync does: the status
         and the body."""
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        port = self.port_for(path)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
         extra = "HX-Request: true\r\n" if htmx else ""
         writer.write(
             (
-                f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{self.port}\r\n"
+                f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n"
                 f"Cookie: sessionid={cookie}\r\n{extra}\r\n"
             ).encode()
         )
