@@ -55,7 +55,7 @@ def game_changed_on_commit(game, seq, state):
     transaction.on_commit(partial(game_changed, game.pk, game.players, seq, game, state))
 
 
-def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False):
+def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False, remembered=False):
     """[(group, message)] for the game's current state: one rendering per listening seat,
     and with `waiting`, a `waiting.changed` for each person's site sockets (the header's
     count and their My games list: games.consumers.SiteConsumer), sent only to users with
@@ -71,6 +71,11 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     What every reader sees alike (the plates, the piles, the result) is rendered once
     for all of them, from the public view (presenters.table.PublicTable); each seat's
     rendering adds only its own part, from its own view.
+
+    With `remembered`, each rendering is cut down to what changed since this process's
+    last push for the game (games.push.changes): only where every push of the game is
+    made in this process, which holds every socket (the in-process channel layer).
+    Otherwise each push carries the whole table.
     """
     if game is None or state is None:
         game = Game.objects.select_related("snapshot").get(pk=game_id)
@@ -98,7 +103,7 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     ]
     # The tables first: a page waits on its push, a header's count can wait a moment.
     return (
-        _renderings(game, state, seats, holders, pages)
+        _renderings(game, state, seats, holders, pages, remembered)
         + states
         + [(group, {"type": "waiting.changed"}) for group in told]
     )
@@ -118,13 +123,13 @@ def _listeners(game, seats, waiting):
     return pages, programs, told
 
 
-def _renderings(game, state, seats, holders, pages):
+def _renderings(game, state, seats, holders, pages, remembered):
     """Each page's fragments: what every reader sees alike rendered once (PublicTable),
-    then each reader's own part; of it, only what changed since this process's last push
-    for the game (games.push.changes)."""
+    then each reader's own part; with `remembered`, of it only what changed since this
+    process's last push for the game (games.push.changes)."""
     if not pages:
         return []
-    before = changes.previous(game.pk, game.last_seq)
+    before = changes.previous(game.pk, game.last_seq) if remembered else None
     rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS)
     public = table.PublicTable(game, state, seats, rows)
     # The events the log's rows follow: a page must show every one up to it.
@@ -142,7 +147,8 @@ def _renderings(game, state, seats, holders, pages):
                 _message("game.fragments", game, holders.get(seat), log_after=log_after, **sent),
             )
         )
-    changes.remember(game.pk, game.last_seq, versions, table.discard_items(public))
+    if remembered:
+        changes.remember(game.pk, game.last_seq, versions, table.discard_items(public))
     return renderings
 
 
@@ -163,6 +169,7 @@ def game_changed(game_id, players, seq, game=None, state=None):
             state=state,
             waiting=True,
             listening=lambda groups: push.listening(layer, groups, members),
+            remembered=push.in_process(layer),
         )
         if pushes:
             push.deliver(layer, pushes, members or None)

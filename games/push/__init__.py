@@ -49,6 +49,15 @@ def waiting_group(user_id):
     return f"waiting-{user_id}"
 
 
+def in_process(layer):
+    """Whether every socket of the site is in this process (the in-memory layer of the
+    embedded site), so that this process makes every push its sockets get: the only case
+    in which a push may leave out what this process remembers sending (games.push.changes).
+    With Redis, pushes come from every server process and the worker, and each carries
+    the whole table."""
+    return isinstance(layer, InMemoryChannelLayer)
+
+
 def listening(layer, groups, members):
     """The groups (of `groups`) with a socket in them, or None when the layer cannot tell
     cheaply (several Redis hosts). With one Redis host the members read here are kept in

@@ -42,8 +42,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--spectators", action="store_true", help="the public group listens too"
         )
+        parser.add_argument(
+            "--remembered",
+            action="store_true",
+            help="each push cut down to what changed since the last (the embedded site's "
+            "in-process pushes, games.push.changes); whole pushes otherwise, as with Redis",
+        )
 
-    def handle(self, *args, positions, sizes, seed, spectators, **options):
+    def handle(self, *args, positions, sizes, seed, spectators, remembered, **options):
         users = [
             User.objects.get_or_create(
                 username=f"benchpush{n}",
@@ -53,12 +59,13 @@ class Command(BaseCommand):
         ]
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         self.stdout.write(
-            f"seat_pushes on {connection.vendor}, {positions} positions per size, "
+            f"seat_pushes on {connection.vendor}{' remembered' if remembered else ''}, "
+            f"{positions} positions per size, "
             f"load average before {load}; ms median/p95"
         )
         for players in (int(s) for s in sizes.split(",")):
             wall, cpu, sizes_sent = self._measure(
-                users[:players], players, positions, seed, spectators
+                users[:players], players, positions, seed, spectators, remembered
             )
             self.stdout.write(
                 f"  {players} listening seats{' + spectators' if spectators else ''}: "
@@ -68,7 +75,7 @@ class Command(BaseCommand):
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         self.stdout.write(f"load average after {load}")
 
-    def _measure(self, users, players, positions, seed, spectators):
+    def _measure(self, users, players, positions, seed, spectators, remembered):
         rng = random.Random(seed * 100 + players)
         wall, cpu, sent = [], [], []
         games = []
@@ -92,7 +99,9 @@ class Command(BaseCommand):
                 game = Game.objects.select_related("snapshot").get(pk=game.pk)
                 state = store.load_state(game)
                 started, started_cpu = time.perf_counter(), time.process_time()
-                pushes = effects.seat_pushes(game.pk, game=game, state=state, listening=None)
+                pushes = effects.seat_pushes(
+                    game.pk, game=game, state=state, listening=None, remembered=remembered
+                )
                 elapsed = time.perf_counter() - started
                 elapsed_cpu = time.process_time() - started_cpu
                 if warm:

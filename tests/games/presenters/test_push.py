@@ -15,7 +15,6 @@ from games import effects, engine, push, store
 from games.models import Game
 from games.presenters import bot_view, table
 from games.presenters.table import plates, render
-from games.push import changes
 from tests.conftest import make_started_game, make_user
 from tests.games.presenters.test_describe import MoveLog
 from tests.games.presenters.test_fragment_markup import play_random
@@ -45,9 +44,8 @@ def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players,
         game = Game.objects.select_related("snapshot").get(pk=game.pk)
         if game.status != Game.Status.ACTIVE:
             break
-        # Each push whole, as a process that remembers no earlier push sends it (what a push
-        # leaves out when it remembers one: tests/games/push/test_changes.py).
-        changes.forget()
+        # Each push whole, as with Redis (what an in-process push leaves out when it
+        # remembers the last one: tests/games/push/test_changes.py).
         pushes = effects.seat_pushes(game.pk)
         assert len(pushes) == players + 1
         for group, message in pushes:

@@ -77,7 +77,7 @@ def play(game, rng):
 def pushes(game, state):
     return {
         group: message
-        for group, message in effects.seat_pushes(game.pk, game=game, state=state)
+        for group, message in effects.seat_pushes(game.pk, game=game, state=state, remembered=True)
         if message["type"] == "game.fragments"
     }
 
