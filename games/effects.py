@@ -138,9 +138,13 @@ def _renderings(game, state, seats, holders, pages, remembered):
         log_after = public.log_after = max(log_after, before.seq)
     renderings, versions = [], {}
     for group, seat in pages:
-        _html, cut = table.render_pieces(table.table_context(game, seat, public=public))
-        versions[group] = changes.versions_of(cut)
-        sent = changes.message(cut, before, group, table.ALWAYS, table.LOG)
+        context = table.table_context(game, seat, public=public)
+        if remembered:
+            _html, cut = table.render_pieces(context)
+            versions[group] = changes.versions_of(cut)
+            sent = changes.message(cut, before, group, table.ALWAYS, table.LOG)
+        else:
+            sent = {"html": table.render_fragments(context, versioned=False)}
         renderings.append(
             (
                 group,

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.django_db
 
 FORM_KEY = re.compile(r'name="key" value="[0-9a-f]{32}(-concede)?"')
 BETWEEN = re.compile(r">\s+<")
+VERSION = re.compile(r' data-v="[0-9a-f]+"')
 LOG = re.compile(r'<section [^>]*id="table-log".*?</section>', re.S)
 
 
@@ -54,8 +55,10 @@ def test_each_reader_is_pushed_exactly_what_their_own_page_resync_shows(players,
             # Only the forms' one-time keys differ between two renderings, and the move log:
             # the page holds the whole game, a push its newest moves (the page keeps the rest);
             # and the blank lines between the fragments.
+            # and the pieces' versions, which only a push cut down against the last one needs
+            # (tests/games/push/test_changes.py).
             pushed, page = (
-                BETWEEN.sub("><", FORM_KEY.sub("", html)).strip()
+                BETWEEN.sub("><", VERSION.sub("", FORM_KEY.sub("", html))).strip()
                 for html in (message["html"], alone)
             )
             assert LOG.sub("", pushed) == LOG.sub("", page), group
@@ -77,7 +80,7 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
         play_random(game, rng)
     game = Game.objects.select_related("snapshot").get(pk=game.pk)
     rendered = []
-    real_parts, real_pieces = render.parts, table.render_pieces
+    real_parts, real_fragments = render.parts, table.render_fragments
 
     class Counting:
         """table_parts.html's macros, each call counted by the macro's name (every piece of
@@ -92,12 +95,12 @@ def test_what_every_reader_sees_alike_is_rendered_once_per_push(monkeypatch):
 
             return call
 
-    def fragments(context, request=None):
+    def fragments(context, request=None, **options):
         rendered.append("fragments")
-        return real_pieces(context, request)
+        return real_fragments(context, request, **options)
 
     monkeypatch.setattr(render, "parts", Counting)
-    monkeypatch.setattr(table, "render_pieces", fragments)
+    monkeypatch.setattr(table, "render_fragments", fragments)
     plates.render_plate.cache_clear()
     render.slot_fills.cache_clear()
     plates.scores.cache_clear()

@@ -109,13 +109,18 @@ def test_only_seats_with_an_open_page_are_rendered(four, monkeypatch):
     the page open (most of a turn-by-turn game) costs no rendering."""
     game = make_started_game(four, spectators=True)
     rendered = []
-    render = table.render_pieces
 
-    def counting(context, request=None):
-        rendered.append(context["seat"])
-        return render(context, request)
+    def counting(render):
+        def rendering(context, request=None, **options):
+            rendered.append(context["seat"])
+            return render(context, request, **options)
 
-    monkeypatch.setattr(table, "render_pieces", counting)
+        return rendering
+
+    # A push is rendered whole (with Redis) or in pieces (the in-memory layer's, cut down to
+    # what changed: games.push.changes).
+    monkeypatch.setattr(table, "render_fragments", counting(table.render_fragments))
+    monkeypatch.setattr(table, "render_pieces", counting(table.render_pieces))
 
     async def scenario():
         comm = communicator(game, four[1])
