@@ -14,6 +14,7 @@ The discard pile's list only grows between two pushes of a round: its pieces are
 and a push may send only the new ones (games.push.changes).
 """
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping
@@ -47,7 +48,6 @@ _INSIDE = {
         ("table-turn", re.compile(r'<div class="turn-line" id="table-turn">.*?</div>', re.S)),
     ],
 }
-_START = re.compile(r'<(?:section|div)\b[^>]*?\bid="(' + "|".join(FRAGMENTS) + r')"')
 _TAG = re.compile(r"\s*<[a-z]+")
 
 
@@ -68,6 +68,15 @@ class Piece:
 
 def version(markup: str) -> str:
     return hashlib.blake2b(markup.encode(), digest_size=8).hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _child(markup: str) -> tuple[str, str, str]:
+    """(version, markup with it, the same sent alone) of a piece inside a fragment: once
+    per push for a plate that most of its readers see alike."""
+    digest = version(markup)
+    marked = with_version(markup, digest)
+    return digest, marked, _out_of_band(marked)
 
 
 def with_version(html: str, digest: str) -> str:
@@ -105,7 +114,7 @@ def cut(
             markup = markup.replace(csrf, "")
         return markup.replace(key, "") if key else markup
 
-    starts = [(m.start(), m.group(1)) for m in _START.finditer(whole)]
+    starts = _starts(whole)
     pieces, out = [], [whole[: starts[0][0]] if starts else whole]
     for n, (start, name) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(whole)
@@ -119,30 +128,49 @@ def cut(
             if found is not None:
                 inside = [*inside, (child_id, found.group(0))]
         if inside:
-            shell = plain(html)
+            # One pass over the fragment: its pieces stand in it in this order, hold no
+            # push number, field or key, and each is versioned once per push (a plate is
+            # the same string for most of its readers).
+            marked_parts, shell_parts, at = [], [], 0
             for child_id, child in inside:
-                if child not in html:
+                found_at = html.find(child, at)
+                if found_at < 0:
                     continue
-                digest = version(plain(child))
-                shell = shell.replace(plain(child), f"<{child_id}>", 1)
-                marked = with_version(child, digest)
-                html = html.replace(child, marked, 1)
+                digest, marked, alone = _child(child)
+                between = html[at:found_at]
+                marked_parts += (between, marked)
+                shell_parts += (between, f"<{child_id}>")
+                at = found_at + len(child)
                 children.append(
                     Piece(
                         child_id,
                         marked,
                         digest,
-                        _out_of_band(marked),
+                        alone,
                         items=items(child) if child_id == APPENDED else "",
                     )
                 )
-            digest = version(shell)
+            marked_parts.append(html[at:])
+            shell_parts.append(html[at:])
+            html = "".join(marked_parts)
+            digest = version(plain("".join(shell_parts)))
         else:
             digest = version(plain(html))
         html = with_version(html, digest)
         out.append(html + trail)
         pieces.append(Piece(name, html, digest, html, children))
     return "".join(out), pieces
+
+
+def _starts(whole: str) -> list[tuple[int, str]]:
+    """[(where, id)] of the fragments in `whole`, in order: each found by its id, then back
+    to the start of its tag (a plain search: a regex over the whole rendering cost more)."""
+    found = []
+    for name in FRAGMENTS:
+        at = whole.find(f' id="{name}"')
+        if at >= 0:
+            found.append((whole.rfind("<", 0, at), name))
+    return sorted(found)
 
 
 def items(cards: str) -> str:
