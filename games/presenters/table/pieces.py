@@ -131,7 +131,9 @@ def cut(
             # One pass over the fragment: its pieces stand in it in this order, hold no
             # push number, field or key, and each is versioned once per push (a plate is
             # the same string for most of its readers).
-            marked_parts, shell_parts, at = [], [], 0
+            marked_parts: list[str] = []
+            shell_parts: list[str] = []
+            at = 0
             for child_id, child in inside:
                 found_at = html.find(child, at)
                 if found_at < 0:
