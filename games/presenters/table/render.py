@@ -97,9 +97,15 @@ def render_fragments(
     version: a whole push that no later push is cut down against (games.effects), which
     saves cutting it (about a third of a reader's rendering)."""
     if not versioned:
-        fragments = template("games/fragments.html")
-        return mark_safe(fragments.render({**context, "page": page, "csrf_input": ""}))
+        return mark_safe(_render(context, request, page)[0])
     return render_pieces(context, request, page=page)[0]
+
+
+def _render(context: Mapping[str, Any], request: HttpRequest | None, page: bool) -> tuple[str, str]:
+    """(fragments.html rendered, the CSRF field its forms hold: none without a request)."""
+    csrf = csrf_input(request) if request is not None else ""
+    whole = template("games/fragments.html").render({**context, "page": page, "csrf_input": csrf})
+    return whole, str(csrf)
 
 
 def render_pieces(
@@ -107,8 +113,7 @@ def render_pieces(
 ) -> tuple[SafeString, list[pieces.Piece]]:
     """render_fragments' string, and the pieces it is cut into, each with its version
     (pieces.py): what a push compares with the last one it sent."""
-    csrf = csrf_input(request) if request is not None else ""
-    whole = template("games/fragments.html").render({**context, "page": page, "csrf_input": csrf})
+    whole, csrf = _render(context, request, page)
     public = context["public"]
     felt = [
         ("table-direction", str(public.direction)),
@@ -117,7 +122,7 @@ def render_pieces(
         ("discard-summary", str(public.discard_summary)),
         (pieces.APPENDED, str(public.discard_cards)),
     ]
-    html, cut = pieces.cut(whole, context, felt, str(csrf))
+    html, cut = pieces.cut(whole, context, felt, csrf)
     return mark_safe(html), cut
 
 
