@@ -45,6 +45,10 @@ SKIP_ATTRS = {
     "name",
     "type",
 }
+# A CSRF token (64 letters and digits, in a hidden input and in hx-headers) is random: one
+# in a few hundred thousand holds "Wild", which the scan would read as the Wild card. No
+# card code or name is a run of 32 letters and digits, so such runs are left out.
+TOKEN_RE = re.compile(r"[A-Za-z0-9]{32,}")
 
 
 class CardScanner(HTMLParser):
@@ -58,6 +62,7 @@ class CardScanner(HTMLParser):
         for key, value in attrs:
             if key in SKIP_ATTRS or not value:
                 continue
+            value = TOKEN_RE.sub(" ", value)
             self._text(value)
             for token in re.split(r"[\s,;:/\-]+", value):
                 if token in CODES:
@@ -243,3 +248,12 @@ def test_the_scanner_finds_a_card_hidden_anywhere():
     assert cards_in('<li id="card-3-GD2" data-code="YS"></li>') == {"GD2", "YS"}
     assert cards_in('<span aria-hidden="true">Blue 1</span>') == {"B1"}
     assert cards_in("<h1>Wild Cards Teams</h1>") == set()
+
+
+def test_the_scanner_does_not_read_a_card_in_a_csrf_token():
+    # A real token that held "Wild" made the page scan report a Wild no one had played.
+    token = "Zq" + "Wild" + "7" * 58
+    assert cards_in(f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">') == set()
+    assert cards_in(f'<body hx-headers=\'{{"X-CSRFToken": "{token}"}}\'>') == set()
+    # A card beside a token is still found.
+    assert cards_in(f'<button value="W" data-x="{token}">Wild</button>') == {"W"}
