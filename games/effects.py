@@ -51,11 +51,20 @@ def _send_task(name, args, options):
 def game_changed_on_commit(game, seq, state):
     """Pushes the table after the commit of the event the writer has just recorded.
     Registered first by the writer: on-commit callbacks run in the order they were
-    registered, and the pages should not wait for the tasks sent after it."""
-    transaction.on_commit(partial(game_changed, game.pk, game.players, seq, game, state))
+    registered, and the pages should not wait for the tasks sent after it.
+
+    Returns the TableReads the writer hands to the write (games.store.append), which fills
+    them in its statement: the push then reads nothing more."""
+    reads = store.TableReads(log_rows=table.PUSH_LOG_ROWS)
+    transaction.on_commit(
+        partial(game_changed, game.pk, game.players, seq, game, state, reads=reads)
+    )
+    return reads
 
 
-def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False, remembered=False):
+def seat_pushes(
+    game_id, *, game=None, state=None, listening=None, waiting=False, remembered=False, reads=None
+):
     """[(group, message)] for the game's current state: one rendering per listening seat,
     and with `waiting`, a `waiting.changed` for each person's site sockets (the header's
     count and their My games list: games.consumers.SiteConsumer), sent only to users with
@@ -76,11 +85,16 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     last push for the game (games.push.changes): only where every push of the game is
     made in this process, which holds every socket (the in-process channel layer).
     Otherwise each push carries the whole table.
+
+    `reads` (games.store.TableReads), filled by the write of the game's last event, are its
+    seats and last events: then nothing is read here.
     """
     if game is None or state is None:
         game = Game.objects.select_related("snapshot").get(pk=game_id)
         state = store.load_state(game)
-    seats = store.table_seats(game_id)
+    if reads is None or not reads.up_to(game.last_seq):
+        reads = None
+    seats = store.table_seats(game_id) if reads is None else reads.seats
     holders = {s.number: s.user_id for s in seats if s.user_id}
     pages, programs, told = _listeners(game, seats, waiting)
     if listening is not None:
@@ -103,7 +117,7 @@ def seat_pushes(game_id, *, game=None, state=None, listening=None, waiting=False
     ]
     # The tables first: a page waits on its push, a header's count can wait a moment.
     return (
-        _renderings(game, state, seats, holders, pages, remembered)
+        _renderings(game, state, seats, holders, pages, remembered, reads)
         + states
         + [(group, {"type": "waiting.changed"}) for group in told]
     )
@@ -123,17 +137,19 @@ def _listeners(game, seats, waiting):
     return pages, programs, told
 
 
-def _renderings(game, state, seats, holders, pages, remembered):
+def _renderings(game, state, seats, holders, pages, remembered, reads=None):
     """Each page's fragments: what every reader sees alike rendered once (PublicTable),
     then each reader's own part; with `remembered`, of it only what changed since this
     process's last push for the game (games.push.changes)."""
     if not pages:
         return []
     before = changes.previous(game.pk, game.last_seq) if remembered else None
-    rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS)
+    rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS) if reads is None else reads.rows
     public = table.PublicTable(game, state, seats, rows)
-    # The events the log's rows follow: a page must show every one up to it.
-    log_after = rows[0].seq - 1 if rows else game.last_seq
+    # The events the log's moves follow: a page must show every one up to it.
+    log_after = public.log_after = max(
+        rows[0].seq - 1 if rows else game.last_seq, game.last_seq - table.PUSH_LOG_MOVES
+    )
     if before is not None:
         log_after = public.log_after = max(log_after, before.seq)
     renderings, versions = [], {}
@@ -160,7 +176,7 @@ def _message(kind, game, holder, **content):
     return {"type": kind, "seq": game.last_seq, "holder": holder, **content}
 
 
-def game_changed(game_id, players, seq, game=None, state=None):
+def game_changed(game_id, players, seq, game=None, state=None, reads=None):
     layer = push.layer()
     if layer is None:
         return
@@ -174,6 +190,7 @@ def game_changed(game_id, players, seq, game=None, state=None):
             waiting=True,
             listening=lambda groups: push.listening(layer, groups, members),
             remembered=push.in_process(layer),
+            reads=reads,
         )
         if pushes:
             push.deliver(layer, pushes, members or None)

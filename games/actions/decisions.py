@@ -356,7 +356,7 @@ def _record(
     seq = game.last_seq + 1
     # The push first: on-commit callbacks run in the order they were registered, and the
     # pages should not wait for the countdown task clock.plan sends to Celery (docs/load.md).
-    effects.game_changed_on_commit(game, seq, state)
+    reads = effects.game_changed_on_commit(game, seq, state)
     spectator_view = state.view(None)
     pending = pending_seats(state, spectator_view)
     bot_seats = set(game.bot_seats)
@@ -386,6 +386,7 @@ def _record(
         idempotency_key=idempotency_key,
         now=now,
         columns=columns,
+        reads=reads,
     )
     if columns.get("status") == Game.Status.FINISHED:
         # In the transaction that records the end: a game is rated exactly when it ends.
@@ -435,8 +436,7 @@ def append_note(
     now = now or timezone.now()
     seq = game.last_seq + 1
     state = store.current_state(game)
-    if state is not None:
-        effects.game_changed_on_commit(game, seq, state)
+    reads = None if state is None else effects.game_changed_on_commit(game, seq, state)
     return _write(
         game,
         seq,
@@ -450,19 +450,31 @@ def append_note(
         idempotency_key=None,
         now=now,
         columns=columns or {},
+        reads=reads,
     )
 
 
 def _write(
-    game: Game, seq: int, state: GameState | None, *, columns: dict[str, Any], **event: Any
+    game: Game,
+    seq: int,
+    state: GameState | None,
+    *,
+    columns: dict[str, Any],
+    reads: store.TableReads | None = None,
+    **event: Any,
 ) -> GameEvent:
     """The one write of a game's event: event `seq` (= game.last_seq + 1), `last_seq` and
     the game's `columns`, and the snapshot at `state` (None: a table not yet dealt, which
-    has no snapshot), in one statement (games.store); `game` is brought up to date, before
-    the commit, for the push that reads it after."""
+    has no snapshot), in one statement (games.store), which also fills `reads` for the push;
+    `game` is brought up to date, before the commit, for the push that reads it after."""
     columns = {"last_seq": seq, **columns}
     written = store.append(
-        game, seq=seq, columns=columns, state=None if state is None else state.to_dict(), **event
+        game,
+        seq=seq,
+        columns=columns,
+        state=None if state is None else state.to_dict(),
+        reads=reads,
+        **event,
     )
     for name, value in columns.items():
         setattr(game, name, value)

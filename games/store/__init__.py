@@ -10,6 +10,10 @@ the ORM's query compilation and model plumbing are not paid on every click
 value is serialized once, with `json.dumps`, as JSONField would. Other
 backends (SQLite in development) take the equivalent ORM path.
 
+The write also reads what the push after the commit shows (the seats with their
+names, the last events of the move log) when the writer asks for it (TableReads): the
+push then sends no statement of its own, and a move is one transaction.
+
 Callers still get real model instances (Game with its snapshot cached, as
 `select_related("snapshot")` would; GameEvent), built from the fetched row
 without a second query.
@@ -62,7 +66,7 @@ def _select_list(alias: str, fields: "Iterable[Field[Any, Any]]") -> str:
 
 
 # Each statement's text, built once per process: by its name, or ("write", columns).
-_sql: dict[str | tuple[str, tuple[str, ...]], str] = {}
+_sql: dict[str | tuple[str, tuple[str, ...], bool], str] = {}
 
 
 def _lock_sql() -> str:
@@ -124,10 +128,35 @@ _INSERT_COLUMNS = (
 )
 
 
-def _write_sql(names: tuple[str, ...]) -> str:
+def _table_reads_sql() -> str:
+    """What the write returns beside the event's id for a push (TableReads): the event's
+    JSON as PostgreSQL writes it out, the last events before it (each (seq, JSON text),
+    oldest first) and the seats with their users' names, as JSON. The CTEs' writes are not
+    seen by the rest of the statement, so the events read stop at the one before."""
+    sql = _sql.get("table reads")
+    if sql is None:
+        user_model = get_user_model()
+        seat_columns = ", ".join(f"st.{_q(_column(Seat, f))}" for f in _SEAT_FIELDS)
+        user_columns = ", ".join(f"u.{_q(_column(user_model, f))}" for f in _USER_NAME_FIELDS)
+        sql = _sql["table reads"] = (
+            f", ev.{_q('events')}::text, "
+            f"(SELECT json_agg(json_build_array(r.{_q('seq')}, r.{_q('events')}::text) "
+            f"ORDER BY r.{_q('seq')}) FROM (SELECT {_q('seq')}, {_q('events')} "
+            f"FROM {_q(GameEvent._meta.db_table)} WHERE {_q('game_id')} = %s "
+            f"ORDER BY {_q('seq')} DESC LIMIT %s) r)::text, "
+            f"(SELECT json_agg(json_build_array({seat_columns}, {user_columns}) "
+            f"ORDER BY st.{_q('number')}) FROM {_q(Seat._meta.db_table)} st "
+            f"LEFT OUTER JOIN {_q(user_model._meta.db_table)} u "
+            f"ON u.{_q('id')} = st.{_q('user_id')} WHERE st.{_q('game_id')} = %s)::text"
+        )
+    return sql
+
+
+def _write_sql(names: tuple[str, ...], reads: bool = False) -> str:
     """One statement: INSERT the event, UPDATE the game's `names` columns and the snapshot
-    (data-modifying CTEs all run, in one round trip, and fail or succeed together)."""
-    key = ("write", names)
+    (data-modifying CTEs all run, in one round trip, and fail or succeed together); with
+    `reads`, it returns what a push reads too (_table_reads_sql)."""
+    key = ("write", names, reads)
     sql = _sql.get(key)
     if sql is None:
         values = ", ".join(
@@ -142,11 +171,11 @@ def _write_sql(names: tuple[str, ...]) -> str:
         sql = _sql[key] = (
             f"WITH ev AS (INSERT INTO {_q(GameEvent._meta.db_table)} "
             f"({', '.join(_q(c) for c in _INSERT_COLUMNS)}) VALUES ({values}) "
-            f"RETURNING {_q('id')}), "
+            f"RETURNING {_q('id')}, {_q('events')}), "
             f"g AS (UPDATE {_q(Game._meta.db_table)} SET {sets} WHERE {_q('id')} = %s), "
             f"s AS (UPDATE {_q(GameSnapshot._meta.db_table)} SET {_q('seq')} = %s, "
             f"{_q('state')} = %s::jsonb, {_q('updated_at')} = %s WHERE {_q('game_id')} = %s) "
-            f"SELECT {_q('id')} FROM ev"
+            f"SELECT ev.{_q('id')}{_table_reads_sql() if reads else ''} FROM ev"
         )
     return sql
 
@@ -279,6 +308,24 @@ def _holder(row: Sequence[Any] | None) -> SeatHolder | None:
     return SeatHolder(user_id, banned_at, suspended_until, bool(is_active))
 
 
+@dataclass
+class TableReads:
+    """What the push after a write shows besides the state: the game's seats with their
+    users' names (as `table_seats`) and its last `log_rows` events, the new one included
+    (as `recent_events`). `append` fills them, on PostgreSQL, in its one statement; `seq`
+    is the event they go up to. Left empty (other backends), the push reads them itself."""
+
+    log_rows: int
+    seq: int | None = None
+    seats: list[Seat] | None = None
+    rows: list["EventRow"] | None = None
+
+    def up_to(self, seq: int) -> bool:
+        """True when filled by the write of event `seq`: a push of a later event (another
+        write in the same transaction) reads for itself."""
+        return self.seq == seq and self.seats is not None and self.rows is not None
+
+
 def append(
     game: Game,
     *,
@@ -293,9 +340,11 @@ def append(
     now: datetime,
     columns: Mapping[str, Any],
     state: SnapshotDict | None,
+    reads: TableReads | None = None,
 ) -> GameEvent:
     """Appends event `seq`, sets the game's `columns` and the snapshot to `state` (a dict;
-    None for a table not yet dealt, which has no snapshot row to set).
+    None for a table not yet dealt, which has no snapshot row to set). On PostgreSQL, fills
+    `reads` (when given) from the same statement.
 
     Returns the new GameEvent. Must run inside the transaction that locked `game`.
     """
@@ -330,9 +379,14 @@ def append(
     ]
     params += [_dumps(columns[n]) if n in _GAME_JSON else _plain(columns[n]) for n in names]
     params += [game.pk, seq, json.dumps(state), now, game.pk]
+    if reads is not None:
+        params += [game.pk, reads.log_rows - 1, game.pk]
     with connection.cursor() as cursor:
-        cursor.execute(_write_sql(names), params)
-        (event_id,) = cursor.fetchone()
+        cursor.execute(_write_sql(names, reads is not None), params)
+        row = cursor.fetchone()
+    event_id = row[0]
+    if reads is not None:
+        _fill(reads, seq, *row[1:])
     event = GameEvent(
         id=event_id,
         game=game,
@@ -349,6 +403,33 @@ def append(
     event._state.adding = False
     event._state.db = connection.alias
     return event
+
+
+def _fill(reads: TableReads, seq: int, raw: str, earlier: str | None, seats: str) -> None:
+    """`reads` from the write's three extra columns (_table_reads_sql)."""
+    rows = [EventRow(s, raw=text) for s, text in json.loads(earlier or "[]")]
+    rows.append(EventRow(seq, raw=raw))
+    user_model = get_user_model()
+    n = len(_SEAT_FIELDS)
+    built = []
+    for values in json.loads(seats or "[]"):
+        seat = Seat.from_db(connection.alias, _SEAT_FIELDS, _python(Seat, _SEAT_FIELDS, values[:n]))
+        user = None
+        if seat.user_id is not None:
+            names = _python(user_model, _USER_NAME_FIELDS, values[n:])
+            user = user_model.from_db(connection.alias, _USER_NAME_FIELDS, names)
+        seat._state.fields_cache["user"] = user
+        built.append(seat)
+    reads.seq, reads.rows, reads.seats = seq, rows, built
+
+
+def _python(model: type[Model], names: Sequence[str], values: Sequence[Any]) -> list[Any]:
+    """Values read as JSON in the fields' Python types (a time is text in JSON)."""
+    fields = {f.attname: f for f in model._meta.concrete_fields}
+    return [
+        None if v is None else fields[name].to_python(v)
+        for name, v in zip(names, values, strict=True)
+    ]
 
 
 def save_columns(game: Game, columns: Mapping[str, Any]) -> None:

@@ -182,11 +182,11 @@ def _listen(layer, game):
 def _timed(spent, name, real):
     """`real`, adding its wall time, CPU time and statements to `spent[name]`."""
 
-    def wrapper(*args):
+    def wrapper(*args, **kwargs):
         wall, cpu = time.perf_counter(), time.process_time()
         statements = len(connection.queries_log)
         try:
-            return real(*args)
+            return real(*args, **kwargs)
         finally:
             s = spent[name]
             s[0] += time.perf_counter() - wall

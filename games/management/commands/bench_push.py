@@ -3,8 +3,9 @@
 For tables of 4, 6 and 8 people (every seat a person, so every seat's group is rendered;
 `--spectators` adds the public group), plays seeded random legal moves and, after each one,
 times `seat_pushes` once for the position just committed, handed the game row and state as
-the writer hands them. That is what a move costs the writer after its commit, the sends
-aside: two reads (seats, last events) and the renderings. Each push follows one move, so the
+the writer hands them, with the seats and last events its write read (store.TableReads: on
+PostgreSQL; elsewhere the push reads them itself, two statements). That is what a move costs
+the writer after its commit, the sends aside: the renderings. Each push follows one move, so the
 move log's per-row cache is as warm as in play.
 
 Prints, per table size, the median and p95 in ms of wall time and of this process's CPU
@@ -19,7 +20,7 @@ import time
 import uuid
 
 from django.core.management.base import BaseCommand
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.models import User
 from games import effects, store
@@ -89,18 +90,25 @@ class Command(BaseCommand):
                 state = store.load_state(game)
                 waiting = seats.waiting(game)
                 seat = waiting[int(rng.random() * len(waiting))]
-                decisions.apply_decision(
-                    game.pk,
-                    seat,
-                    random_action(state, seat, rng),
-                    "person",
-                    idempotency_key=uuid.uuid4().hex,
-                )
+                with transaction.atomic():
+                    decisions.apply_decision(
+                        game.pk,
+                        seat,
+                        random_action(state, seat, rng),
+                        "person",
+                        idempotency_key=uuid.uuid4().hex,
+                    )
+                    reads = _push_reads()
                 game = Game.objects.select_related("snapshot").get(pk=game.pk)
                 state = store.load_state(game)
                 started, started_cpu = time.perf_counter(), time.process_time()
                 pushes = effects.seat_pushes(
-                    game.pk, game=game, state=state, listening=None, remembered=remembered
+                    game.pk,
+                    game=game,
+                    state=state,
+                    listening=None,
+                    remembered=remembered,
+                    reads=reads,
                 )
                 elapsed = time.perf_counter() - started
                 elapsed_cpu = time.process_time() - started_cpu
@@ -113,6 +121,15 @@ class Command(BaseCommand):
         finally:
             Game.objects.filter(pk__in=games).delete()
         return wall, cpu, sent
+
+
+def _push_reads():
+    """The TableReads the decision's write filled for its push: the push it registered to
+    run on commit carries them (effects.game_changed_on_commit)."""
+    for _savepoints, callback, _robust in connection.run_on_commit:
+        if getattr(callback, "func", None) is effects.game_changed:
+            return callback.keywords["reads"]
+    return None
 
 
 def _new_game(users, players, seed, spectators):

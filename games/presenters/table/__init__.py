@@ -18,7 +18,7 @@ So the page, the HTTP resync and the socket pushes (games.effects) show exactly 
 thing, and nothing that reader may not see: the public part holds nothing hidden from anyone.
 """
 
-from games.presenters.table.log import LOG_LENGTH, PUSH_LOG_ROWS
+from games.presenters.table.log import LOG_LENGTH, PUSH_LOG_MOVES, PUSH_LOG_ROWS
 from games.presenters.table.pieces import ALWAYS, LOG
 from games.presenters.table.plates import WARN_SECONDS, WARN_SHARE, clock_warning
 from games.presenters.table.public import PublicTable
@@ -29,6 +29,7 @@ __all__ = [
     "ALWAYS",
     "LOG",
     "LOG_LENGTH",
+    "PUSH_LOG_MOVES",
     "PUSH_LOG_ROWS",
     "WARN_SECONDS",
     "WARN_SHARE",

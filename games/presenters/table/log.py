@@ -16,6 +16,12 @@ from games.store import EventRow
 # that held the whole game would grow with it for every reader on every move.
 LOG_LENGTH: int | None = None
 PUSH_LOG_ROWS = 40
+# Of those rows, a push's log shows the moves of the newest PUSH_LOG_MOVES events only: the
+# rows before them are still read, since a plate's last move and a hand's received card look
+# back further. A page that missed more pushes than that resyncs (its `seq` is below the
+# push's `log_after`); pushes that cross are one or two events apart. The moves were about
+# a quarter of a late game's push for each reader.
+PUSH_LOG_MOVES = 12
 
 
 def move_log(
