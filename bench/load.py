@@ -741,6 +741,14 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead, syste
     )
     for line in errors[:10]:
         print("   ", line)
+    sizes = sorted(x for r in results for x in r.get("push_sizes", ()))
+    if sizes:
+        # What a seat's socket carries per move: the frame's text as sent (JSON, its HTML
+        # escaped in it), before any compression.
+        print(
+            f"  push per seat (n={len(sizes)}): median {statistics.median(sizes) / 1000:.2f} KB, "
+            f"p95 {sizes[max(0, int(len(sizes) * 0.95) - 1)] / 1000:.2f} KB"
+        )
     if dead:
         print(f"  server processes that stopped during the run: {', '.join(dead)}")
     print("  CPU (% of one core over the window) and peak memory:")
@@ -811,6 +819,8 @@ class _Clients:
         self.stop_at = float("inf")
         self.latencies, self.errors = [], []
         self.error_count = self.decided = self.resyncs = self.late = 0
+        # The size of each push a seat received in the window: its websocket frame's text.
+        self.push_sizes = []
         self.tasks = set()
 
     def error(self, text):
@@ -850,6 +860,7 @@ class _Clients:
                     "error_count": self.error_count,
                     "resyncs": self.resyncs,
                     "late": self.late,
+                    "push_sizes": self.push_sizes,
                 },
             )
         )
@@ -948,6 +959,8 @@ class _GameTable:
                 msg = json.loads(payload)
                 kind = msg.get("type")
                 if kind == "fragments":
+                    if self.c.in_window(now):
+                        self.c.push_sizes.append(len(payload.encode()))
                     self.pushed(seat, msg, now)
                 elif kind == "hello":
                     if msg["seq"] != self.shown[seat]:

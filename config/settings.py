@@ -253,6 +253,12 @@ CELERY_TIMEZONE = "UTC"
 # it then recycles the pool only every this many tasks, and each task hands its connection
 # back to the pool in between; 0 keeps Celery's own way.
 WORKER_DB_REUSE_MAX = envint("CELERY_DB_REUSE_MAX", 5000)
+# With Redis, whether a push carries only what changed since the game's last push, against a
+# memory of that push in Redis (games.push.changes): about half the bytes a seat, but cutting
+# a push costs more CPU than sending the whole one saves (docs/load.md, "Pushes cut down
+# against a memory in Redis"), so whole pushes stay the default there. The embedded site
+# always cuts its pushes (its one process makes them all).
+PUSH_CUT_WITH_REDIS = envbool("PUSH_CUT_WITH_REDIS", False)
 # A queue of its own lets two sites (or a test run) share one Redis.
 CELERY_TASK_DEFAULT_QUEUE = envstr("CELERY_QUEUE", "celery")
 CELERY_BEAT_SCHEDULE = {

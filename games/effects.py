@@ -63,7 +63,7 @@ def game_changed_on_commit(game, seq, state):
 
 
 def seat_pushes(
-    game_id, *, game=None, state=None, listening=None, waiting=False, remembered=False, reads=None
+    game_id, *, game=None, state=None, listening=None, waiting=False, memory=None, reads=None
 ):
     """[(group, message)] for the game's current state: one rendering per listening seat,
     and with `waiting`, a `waiting.changed` for each person's site sockets (the header's
@@ -81,10 +81,9 @@ def seat_pushes(
     for all of them, from the public view (presenters.table.PublicTable); each seat's
     rendering adds only its own part, from its own view.
 
-    With `remembered`, each rendering is cut down to what changed since this process's
-    last push for the game (games.push.changes): only where every push of the game is
-    made in this process, which holds every socket (the in-process channel layer).
-    Otherwise each push carries the whole table.
+    With a `memory` (games.push.changes), each rendering is cut down to what changed since
+    the last push it remembers for the game; without one each push carries the whole
+    table.
 
     `reads` (games.store.TableReads), filled by the write of the game's last event, are its
     seats and last events: then nothing is read here.
@@ -117,7 +116,7 @@ def seat_pushes(
     ]
     # The tables first: a page waits on its push, a header's count can wait a moment.
     return (
-        _renderings(game, state, seats, holders, pages, remembered, reads)
+        _renderings(game, state, seats, holders, pages, memory, reads)
         + states
         + [(group, {"type": "waiting.changed"}) for group in told]
     )
@@ -137,13 +136,13 @@ def _listeners(game, seats, waiting):
     return pages, programs, told
 
 
-def _renderings(game, state, seats, holders, pages, remembered, reads=None):
+def _renderings(game, state, seats, holders, pages, memory, reads=None):
     """Each page's fragments: what every reader sees alike rendered once (PublicTable),
-    then each reader's own part; with `remembered`, of it only what changed since this
-    process's last push for the game (games.push.changes)."""
+    then each reader's own part; with a `memory`, of it only what changed since the last
+    push it remembers for the game (games.push.changes)."""
     if not pages:
         return []
-    before = changes.previous(game.pk, game.last_seq) if remembered else None
+    before = memory.previous(game.pk, game.last_seq) if memory is not None else None
     rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS) if reads is None else reads.rows
     public = table.PublicTable(game, state, seats, rows)
     # The events the log's moves follow: a page must show every one up to it.
@@ -155,7 +154,7 @@ def _renderings(game, state, seats, holders, pages, remembered, reads=None):
     renderings, versions = [], {}
     for group, seat in pages:
         context = table.table_context(game, seat, public=public)
-        if remembered:
+        if memory is not None:
             _html, cut = table.render_pieces(context)
             versions[group] = changes.versions_of(cut)
             sent = changes.message(cut, before, group, table.ALWAYS, table.LOG)
@@ -167,8 +166,10 @@ def _renderings(game, state, seats, holders, pages, remembered, reads=None):
                 _message("game.fragments", game, holders.get(seat), log_after=log_after, **sent),
             )
         )
-    if remembered:
-        changes.remember(game.pk, game.last_seq, versions, table.discard_items(public))
+    if memory is not None:
+        memory.remember(
+            game.pk, changes.Pushed.of(game.last_seq, versions, table.discard_items(public))
+        )
     return renderings
 
 
@@ -189,7 +190,7 @@ def game_changed(game_id, players, seq, game=None, state=None, reads=None):
             state=state,
             waiting=True,
             listening=lambda groups: push.listening(layer, groups, members),
-            remembered=push.in_process(layer),
+            memory=push.memory(layer),
             reads=reads,
         )
         if pushes:

@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 
-from games.push import redis_batch
+from games.push import changes, redis_batch
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +52,20 @@ def waiting_group(user_id):
 
 def in_process(layer):
     """Whether every socket of the site is in this process (the in-memory layer of the
-    embedded site), so that this process makes every push its sockets get: the only case
-    in which a push may leave out what this process remembers sending (games.push.changes).
-    With Redis, pushes come from every server process and the worker, and each carries
-    the whole table."""
+    embedded site), so that this process makes every push its sockets get."""
     return isinstance(layer, InMemoryChannelLayer)
+
+
+def memory(layer):
+    """Where the site's pushes remember what they sent, so that the next one sends only
+    what changed (games.push.changes): this process's memory when it makes every push its
+    sockets get; with PUSH_CUT_WITH_REDIS, the layer's Redis when it is one host; otherwise
+    None, and every push carries the whole table."""
+    if in_process(layer):
+        return changes.HERE
+    if settings.PUSH_CUT_WITH_REDIS and redis_batch.batched(layer):
+        return redis_batch.SharedMemory(layer, settings.CACHES["default"].get("KEY_PREFIX", ""))
+    return None
 
 
 def listening(layer, groups, members):

@@ -42,7 +42,7 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 
-from games.push import local
+from games.push import changes, local
 
 try:
     from channels_redis.core import RedisChannelLayer
@@ -90,6 +90,21 @@ return over
 """
 
 
+# A push's memory (SharedMemory) kept only if no push of a later event was kept first. The
+# value is "<event number>|<the push as JSON>", so that the number is read without the rest.
+_REMEMBER_LUA = """
+local old = redis.call('GET', KEYS[1])
+if old then
+    local seq = tonumber(string.match(old, '^(%d+)|'))
+    if seq and seq >= tonumber(ARGV[1]) then
+        return 0
+    end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[2], 'EX', ARGV[3])
+return 1
+"""
+
+
 def _connect(client_class, layer):
     """A client of `client_class` (redis-py's, or its asyncio one) for the layer's host, with
     the host's options (socket_timeout...) as channels-redis would use them."""
@@ -99,13 +114,13 @@ def _connect(client_class, layer):
 
 
 _clients: dict[
-    tuple[int, str], tuple[Any, Any, Any]
-] = {}  # (pid, the host's settings) -> (client, members script, batch script)
+    tuple[int, str], tuple[Any, Any, Any, Any]
+] = {}  # (pid, the host's settings) -> (client, members, batch and remember scripts)
 _clients_lock = threading.Lock()
 
 
 def _client(layer):
-    """This process's redis-py client of the layer's host, with the two scripts registered:
+    """This process's redis-py client of the layer's host, with the scripts registered:
     one per process and host (made again after a fork), its pool shared by the threads that
     push."""
     host = layer.hosts[0]
@@ -120,6 +135,7 @@ def _client(layer):
                     client,
                     client.register_script(_MEMBERS_LUA),
                     client.register_script(_BATCH_LUA),
+                    client.register_script(_REMEMBER_LUA),
                 )
     return found
 
@@ -131,7 +147,7 @@ def group_members(layer, groups):
     pack and parse than the one call."""
     if not groups:
         return {}
-    client, members_script, _ = _client(layer)
+    client, members_script, _, _ = _client(layer)
     replies = members_script(
         keys=[layer._group_key(group) for group in groups],
         args=[int(time.time()) - layer.group_expiry],
@@ -160,7 +176,7 @@ def group_send_batch(layer, pushes, members=None):
             capacities.append(capacity[key])
     if not keys:
         return
-    client, _, batch_script = _client(layer)
+    client, _, batch_script, _ = _client(layer)
     over = batch_script(
         keys=keys,
         args=[*messages, *capacities, time.time(), layer.expiry, now - int(layer.expiry)],
@@ -168,6 +184,37 @@ def group_send_batch(layer, pushes, members=None):
     )
     if over:
         log.info("%s of %s pushes over capacity", over, len(keys))
+
+
+class SharedMemory:
+    """The pushes of every process of the site, in the layer's Redis (games.push.changes):
+    one key per game, under the site's cache prefix (CACHE_KEY_PREFIX, which every process
+    of one site shares and no other site or test run does), kept a day after the game's last
+    push (a turn-by-turn game's next push may come a day or more later: it is sent whole)."""
+
+    KEPT = 24 * 3600
+
+    def __init__(self, layer, prefix):
+        self.layer = layer
+        self.prefix = f"{prefix}:pushed:"
+
+    def previous(self, game_id, seq):
+        client = _client(self.layer)[0]
+        found = client.get(f"{self.prefix}{game_id}")
+        if found is None:
+            return None
+        number, _, text = found.partition(b"|")
+        if int(number) >= seq:
+            return None
+        return changes.Pushed.loads(int(number), text)
+
+    def remember(self, game_id, pushed):
+        client, _, _, remember_script = _client(self.layer)
+        remember_script(
+            keys=[f"{self.prefix}{game_id}"],
+            args=[pushed.seq, pushed.dumps(), self.KEPT],
+            client=client,
+        )
 
 
 # --- receiving --------------------------------------------------------------------------------

@@ -23,10 +23,11 @@ from django.core.management.base import BaseCommand
 from django.db import connection, transaction
 
 from accounts.models import User
-from games import effects, store
+from games import effects, push, store
 from games.actions import decisions
 from games.engine.random_moves import random_action
 from games.models import Game
+from games.push import changes
 from games.store import seats
 from lobby import services as lobby
 
@@ -46,8 +47,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--remembered",
             action="store_true",
-            help="each push cut down to what changed since the last (the embedded site's "
-            "in-process pushes, games.push.changes); whole pushes otherwise, as with Redis",
+            help="each push cut down to what changed since the last (games.push.changes), "
+            "against the site's memory of its pushes (Redis's with REDIS_URL, this "
+            "process's otherwise); whole pushes otherwise",
         )
 
     def handle(self, *args, positions, sizes, seed, spectators, remembered, **options):
@@ -80,6 +82,8 @@ class Command(BaseCommand):
         rng = random.Random(seed * 100 + players)
         wall, cpu, sent = [], [], []
         games = []
+        layer = push.layer()
+        memory = (push.memory(layer) if layer is not None else changes.HERE) if remembered else None
         try:
             game = None
             warm = 3  # the first pushes pay template compiling and the first queries
@@ -107,7 +111,7 @@ class Command(BaseCommand):
                     game=game,
                     state=state,
                     listening=None,
-                    remembered=remembered,
+                    memory=memory,
                     reads=reads,
                 )
                 elapsed = time.perf_counter() - started
