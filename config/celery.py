@@ -48,10 +48,11 @@ app.autodiscover_tasks()
 # transaction, whose connection is not the task's to close.
 #
 # A pooled connection may then sit idle for minutes between tasks, and the server may end it
-# meanwhile (a restart, an administrator, a proxy's time-out): a worker has the pool check a
-# connection as it hands it out (CONN_HEALTH_CHECKS, one round trip) and open another in its
-# place, so that no task fails on a dead one. Set at the worker's start, before any pool is
-# made.
+# meanwhile (a restart, an administrator, a proxy's time-out): the pool checks a connection as
+# it hands it out (CONN_HEALTH_CHECKS, one round trip) and opens another in its place, so
+# that no task fails on a dead one. Every process does so by default (settings:
+# DATABASE_HEALTH_CHECKS); a worker always, even where that is turned off. Set at the
+# worker's start, before any pool is made.
 #
 # Only a `celery worker` process gets this (celeryd_init is its start): a worker run inside
 # another process (the tests' in-process workers) keeps Celery's own closing.

@@ -176,6 +176,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envint(
         "max_size": envint("DATABASE_POOL_SIZE", 10),
         "timeout": 20,
     }
+    # The pool checks a connection as it hands it out (an empty query, one round trip) and
+    # opens another in place of a dead one: after PostgreSQL restarts, or ends the site's
+    # sessions, every pooled connection of every process is dead, and without the check
+    # each would fail one request or move before the pool dropped it (tests/faults/
+    # test_web_connections.py).
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = envbool("DATABASE_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # SQLite has no row locks; IMMEDIATE takes the write lock at BEGIN so that
@@ -200,6 +206,7 @@ if DATABASE_REPLICA_URL:
         DATABASES["replica"].setdefault("OPTIONS", {})["pool"] = dict(
             DATABASES["default"]["OPTIONS"]["pool"]
         )
+        DATABASES["replica"]["CONN_HEALTH_CHECKS"] = DATABASES["default"]["CONN_HEALTH_CHECKS"]
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["games.store.replica.HistoryReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
