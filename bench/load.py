@@ -741,13 +741,13 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead, syste
     )
     for line in errors[:10]:
         print("   ", line)
-    sizes = sorted(x for r in results for x in r.get("push_sizes", ()))
+    sizes = summarize([x for r in results for x in r.get("push_sizes", ())])
     if sizes:
         # What a seat's socket carries per move: the frame's text as sent (JSON, its HTML
         # escaped in it), before any compression.
         print(
-            f"  push per seat (n={len(sizes)}): median {statistics.median(sizes) / 1000:.2f} KB, "
-            f"p95 {sizes[max(0, int(len(sizes) * 0.95) - 1)] / 1000:.2f} KB"
+            f"  push per seat (n={sizes['n']}): median {sizes['median'] / 1000:.2f} KB, "
+            f"p95 {sizes['p95'] / 1000:.2f} KB"
         )
     if dead:
         print(f"  server processes that stopped during the run: {', '.join(dead)}")

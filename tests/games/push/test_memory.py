@@ -2,7 +2,6 @@
 the memory every process of a site shares lives in Redis, keeps only the newest push of a
 game whoever makes them, and is the site's own."""
 
-import random
 import uuid
 
 import pytest
@@ -13,12 +12,9 @@ from django.test import override_settings
 
 from config.channel_layer import ChannelLayer as RedisChannelLayer
 from games import effects, push, store
-from games.actions import decisions
-from games.engine.random_moves import random_action
 from games.models import Game
 from games.push import changes, redis_batch
-from games.store import seats as seat_store
-from tests.conftest import make_started_game, make_user
+from tests.conftest import make_started_game, make_user, play_one
 
 needs_redis = pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (a real Redis)")
 
@@ -133,20 +129,11 @@ def test_a_moves_push_through_redis_is_cut_against_the_last_one(settings):
     settings.PUSH_CUT_WITH_REDIS = True
     layer = push.layer()
     game = make_started_game([make_user(f"m{n}") for n in range(4)], players=4, seed=3)
-    rng = random.Random(3)
     members = {}
 
     def seat_push():
         nonlocal game
-        state = store.load_state(game)
-        seat = seat_store.waiting(game)[0]
-        decisions.apply_decision(
-            game.pk,
-            seat,
-            random_action(state, seat, rng),
-            "person",
-            idempotency_key=uuid.uuid4().hex,
-        )
+        play_one(game)
         game = Game.objects.select_related("snapshot").get(pk=game.pk)
         changes.forget()
         sent = effects.seat_pushes(
