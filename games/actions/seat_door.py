@@ -30,7 +30,9 @@ from games.engine.types import Action
 from games.models import GameEvent
 
 # Why a socket or a stream was closed, as the page (static/js/table.js) and a program read it.
-CLOSE_SERVER_ERROR: Final = 1011  # the server cannot carry on (Redis lost): reconnect
+# The server cannot carry on (Redis lost): reconnect. Not 1011: Daphne's websocket library
+# lets an application close only with 1000 or 3000-4999, and raised on 1011 instead.
+CLOSE_SERVER_ERROR: Final = 4503
 # A socket: no session, or it ended (log-out, a new password, expiry).
 CLOSE_LOGGED_OUT: Final = 4401
 # A stream: no token, an unknown or revoked one, or an account that may not play.

@@ -12,6 +12,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from config.channel_layer import ChannelLayer
+from games.actions import seat_door
 from games.push import local, redis_batch
 from tests.conftest import make_started_game
 from tests.games.views.test_consumers import communicator, connected, move, state_of
@@ -245,7 +246,7 @@ def test_a_game_socket_told_that_redis_was_lost_closes_so_that_its_page_reconnec
         return closed
 
     closed = async_to_sync(scenario)()
-    assert closed == {"type": "websocket.close", "code": 1011}
+    assert closed == {"type": "websocket.close", "code": seat_door.CLOSE_SERVER_ERROR}
 
 
 def test_a_message_the_reader_cannot_read_is_logged_and_the_next_one_still_arrives(caplog):
