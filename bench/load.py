@@ -311,34 +311,46 @@ def _end_tables(game_ids=None):
 
 def _set_up(args):
     from django.core.management import call_command
-    from django.db import connection
-    from django.test import Client
-
-    from accounts.models import User
-    from lobby import services as lobby
 
     call_command("migrate", verbosity=0)
     left = _end_tables()
     if left:
         print(f"abandoned {left} tables an earlier run left running", flush=True)
     started = time.monotonic()
+    tables = make_tables([args.players] * args.tables, echo=args.echo, history=args.history)
+    print(
+        f"set up {len(tables)} tables of {args.players} in {time.monotonic() - started:.1f} s",
+        flush=True,
+    )
+    return tables
+
+
+def make_tables(sizes, echo=False, history=0):
+    """A table of each size in `sizes`, its players logged in: [(game id, [session cookie
+    per seat])]. Started unless `echo`, with `history` moves already played."""
+    from django.db import connection
+    from django.test import Client
+
+    from accounts.models import User
+    from lobby import services as lobby
+
     run = uuid.uuid4().hex[:6]
-    tables = []  # (game id, [session cookie per seat])
-    for t in range(args.tables):
+    tables = []
+    for t, players in enumerate(sizes):
         users = [
             User.objects.create_user(f"l{run}-{t}-{s}", email=f"l{run}-{t}-{s}@example.com")
-            for s in range(args.players)
+            for s in range(players)
         ]
         # A long game (to 1000 points), so that no table runs out of game during the run.
-        game = lobby.create_table(users[0], players=args.players, target_score=1000)
-        for s in range(1, args.players):
+        game = lobby.create_table(users[0], players=players, target_score=1000)
+        for s in range(1, players):
             lobby.take_seat(game.pk, users[s], s)
-        if not args.echo:
+        if not echo:
             # The echo needs only the players and their sessions: a started table nobody
             # plays would time out seat after seat and keep the worker busy during the floor.
             lobby.start_table(game.pk, users[0])
-            if args.history:
-                _play_history(game.pk, users, args.history)
+            if history:
+                _play_history(game.pk, users, history)
         cookies = []
         for user in users:
             client = Client()
@@ -346,10 +358,6 @@ def _set_up(args):
             cookies.append(client.cookies["sessionid"].value)
         tables.append((game.pk, cookies))
     connection.close()
-    print(
-        f"set up {len(tables)} tables of {args.players} in {time.monotonic() - started:.1f} s",
-        flush=True,
-    )
     return tables
 
 
@@ -401,101 +409,75 @@ class _Site:
         # One listening socket that every server process shares (the kernel hands each new
         # connection to one of them), or with `route` one each: the clients then send a
         # table's requests and sockets to one process chosen by its id, as nginx's hash on
-        # the path does (docs/deploy.md).
-        listeners = []
+        # the path does (docs/deploy.md). This process keeps them open, so that a server
+        # process killed and started again (bench/soak.py) takes the same socket.
+        self.listeners = []
         for _ in range(self.daphnes if self.route else 1):
             listener = socket.socket()
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             listener.bind(("127.0.0.1", 0))
             listener.listen(1024)
-            listeners.append(listener)
-        self.ports = [listener.getsockname()[1] for listener in listeners]
+            self.listeners.append(listener)
+        self.ports = [listener.getsockname()[1] for listener in self.listeners]
         self.port = self.ports[0]
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 -- kept if anything was written
             "w+", prefix="bench-load-", suffix=".log", delete=False
         )
-        env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
-        python = sys.executable
-        command = {
-            "daphne": [python, "-m", "daphne", "--fd", "{fd}", "bench.asgi:application"],
-            # The same application under uvicorn with its fast loop and HTTP parser; access
-            # logs off as Daphne's are at LOG_LEVEL=WARNING.
-            "uvicorn": [
-                python,
-                "-m",
-                "uvicorn",
-                "--fd",
-                "{fd}",
-                "--loop",
-                "uvloop",
-                "--http",
-                "httptools",
-                "--ws",
-                "websockets",
-                "--lifespan",
-                "off",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "bench.asgi:application",
-            ],
-        }[self.server]
-        for n in range(self.daphnes):
-            listener = listeners[n % len(listeners)]
-            fd = str(listener.fileno())
-            self.children[f"{self.server}-{n + 1}"] = subprocess.Popen(
-                [fd if part == "{fd}" else part for part in command],
-                cwd=ROOT,
-                env=env,
-                pass_fds=(listener.fileno(),),
-                stdout=subprocess.DEVNULL,
-                stderr=self.log,
-            )
-        for listener in listeners:
-            listener.close()  # the Daphnes hold them now
-        self.children["celery-worker"] = subprocess.Popen(
-            [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-l",
-                "WARNING",
-                "--concurrency",
-                "1",
-                "-Q",
-                self.queue,
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-        )
+        self.env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
         self.schedule = tempfile.mkdtemp(prefix="bench-load-beat-")
-        self.children["celery-beat"] = subprocess.Popen(
-            [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "beat",
-                "-l",
-                "WARNING",
-                "--schedule",
-                os.path.join(self.schedule, "schedule"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-        )
+        for n in range(self.daphnes):
+            self.start(f"{self.server}-{n + 1}")
+        self.start("celery-worker")
+        self.start("celery-beat")
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
         for port in self.ports:
             _wait_for(port)
         return self
+
+    def command(self, name):
+        """The command line of the process called `name` and the socket it serves, if any."""
+        python = sys.executable
+        if name == "celery-worker":
+            return [
+                python, "-m", "celery", "-A", "config", "worker", "-l", "WARNING",
+                "--concurrency", "1", "-Q", self.queue,
+            ], None  # fmt: skip
+        if name == "celery-beat":
+            schedule = os.path.join(self.schedule, "schedule")
+            return [
+                python, "-m", "celery", "-A", "config", "beat", "-l", "WARNING",
+                "--schedule", schedule,
+            ], None  # fmt: skip
+        n = int(name.rsplit("-", 1)[1]) - 1
+        listener = self.listeners[n % len(self.listeners)]
+        fd = str(listener.fileno())
+        if self.server == "uvicorn":
+            # The same application under uvicorn with its fast loop and HTTP parser; access
+            # logs off as Daphne's are at LOG_LEVEL=WARNING.
+            return [
+                python, "-m", "uvicorn", "--fd", fd, "--loop", "uvloop", "--http", "httptools",
+                "--ws", "websockets", "--lifespan", "off", "--no-access-log",
+                "--log-level", "warning", "bench.asgi:application",
+            ], listener  # fmt: skip
+        return [python, "-m", "daphne", "--fd", fd, "bench.asgi:application"], listener
+
+    def start(self, name):
+        """Starts (or starts again) the process called `name`."""
+        command, listener = self.command(name)
+        self.children[name] = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=self.env,
+            pass_fds=(listener.fileno(),) if listener else (),
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+
+    def kill(self, name):
+        """SIGKILL: no goodbye to the broker, the database or the sockets it holds."""
+        child = self.children[name]
+        child.kill()
+        child.wait(10)
 
     def __exit__(self, *exc):
         for child in self.children.values():
@@ -506,6 +488,8 @@ class _Site:
                 child.wait(20)
             except subprocess.TimeoutExpired:
                 child.kill()
+        for listener in self.listeners:
+            listener.close()
         self._drop_queue()
         shutil.rmtree(self.schedule, ignore_errors=True)  # beat's schedule, the run's only
         self.log.close()
@@ -562,7 +546,7 @@ def _wait_open(args, pipes, tables):
         _, ok, bad, why = pipe.recv()
         opened, failed = opened + ok, failed + bad
         first_failure = first_failure or why
-    sockets = len(tables) * args.players
+    sockets = sum(len(cookies) for _, cookies in tables)
     print(
         f"{opened} of {sockets} sockets open"
         + (f", {failed} failed (first: {first_failure})" if failed else ""),
@@ -807,6 +791,8 @@ _TABLE = re.compile(r"/(?:games|echo)/(\d+)/")
 
 
 class _Clients:
+    table_class: type["_GameTable"]  # set below: a table's seats, as this process plays them
+
     def __init__(self, config, pipe):
         self.ports = config["ports"]
         self.tables = config["tables"]
@@ -838,32 +824,36 @@ class _Clients:
         if self.echo:
             tables = [_EchoTable(self, game_id, cookies) for game_id, cookies in self.tables]
         else:
-            tables = [_GameTable(self, game_id, cookies) for game_id, cookies in self.tables]
+            tables = [self.table_class(self, game_id, cookies) for game_id, cookies in self.tables]
         results = await asyncio.gather(*(t.open(opening) for t in tables), return_exceptions=True)
         failures = [r for r in results if isinstance(r, BaseException)]
         opened = sum(r for r in results if isinstance(r, int))
-        bad = len(self.tables) * len(self.tables[0][1]) - opened if self.tables else 0
+        bad = sum(len(cookies) for _, cookies in self.tables) - opened
         self.pipe.send(("ready", opened, bad, repr(failures[0]) if failures else None))
         _, start, self.window = await loop.run_in_executor(None, self.pipe.recv)
         self.stop_at = self.window[1] + REACH_TIMEOUT + 1
         await asyncio.sleep(max(0.0, start - time.monotonic()))
-        await asyncio.gather(*(t.play() for t in tables), return_exceptions=True)
+        await asyncio.gather(
+            *(t.play() for t in tables), self.alongside(tables), return_exceptions=True
+        )
         for task in list(self.tasks):
             task.cancel()
-        self.pipe.send(
-            (
-                "result",
-                {
-                    "latencies": self.latencies,
-                    "decided": self.decided,
-                    "errors": self.errors,
-                    "error_count": self.error_count,
-                    "resyncs": self.resyncs,
-                    "late": self.late,
-                    "push_sizes": self.push_sizes,
-                },
-            )
-        )
+        self.pipe.send(("result", self.result()))
+
+    async def alongside(self, tables):
+        """What runs beside the tables' play (bench/soak.py's view checks); nothing here."""
+
+    def result(self):
+        """What this process reports to the tool at the end."""
+        return {
+            "latencies": self.latencies,
+            "decided": self.decided,
+            "errors": self.errors,
+            "error_count": self.error_count,
+            "resyncs": self.resyncs,
+            "late": self.late,
+            "push_sizes": self.push_sizes,
+        }
 
     def port_for(self, path):
         """The server process a table's requests go to: one by the table's id when the site
@@ -1112,6 +1102,9 @@ class _GameTable:
         if counted:
             self.c.decided += 1
             self.c.latencies.append((when - sent) * 1000)
+
+
+_Clients.table_class = _GameTable
 
 
 class _EchoTable:

@@ -1,0 +1,695 @@
+"""Soak under faults: the load tool's players for a long time while the site's processes and
+services are killed and restarted one after another, then proof that nothing was lost.
+
+    pip install -e '.[bench]'
+    python -m bench.soak --minutes 30 --tables 200 --tables-6 10 --tables-8 10
+
+It brings its own PostgreSQL cluster (initdb in a temporary directory, run as the postgres
+user when started as root) and its own Redis, on free ports, so that restarting them troubles
+nobody else on the machine; then the site as bench/load.py starts it (`--daphnes` Daphnes
+sharing one listening socket, a Celery worker and beat) and bench/load.py's players, one
+socket per seat, a decision every `--pace` seconds or so.
+
+A fault every `--fault-every` seconds, the kinds in turn (`--faults` picks them):
+- daphne: one Daphne killed with SIGKILL, started again a second later on the same socket;
+- worker: the Celery worker killed with SIGKILL, whatever it was doing, and started again;
+- beat: beat killed with SIGKILL and started again;
+- redis: Redis stopped and started again (it keeps nothing on disk: the broker's queues,
+  the channel layer's groups and the push memory go with it);
+- postgres: PostgreSQL restarted (`pg_ctl restart -m fast`, what `pg_ctlcluster ...
+  restart` does to a Debian cluster);
+- sessions: every connection to the site's database ended (`pg_terminate_backend`).
+No fault comes in the last `--quiet` seconds.
+
+The players are bench/load.py's, and like a page (static/js/table.js) they reconnect when a
+socket closes (0.5 s, doubling to 8 s apart) and resync when the socket's hello shows they
+missed something. A decision that got no answer, or the answer that the database was lost,
+is sent again with the same key once a socket is open (at most three more times), as a
+client that wants it to count once must. Each player records every key it sent and every
+one the site acknowledged (`ok` with its event number).
+
+At the end it proves, and exits with status 1 if anything fails:
+- lost 0, doubled 0: every acknowledged key is in the event log once, at the event number
+  its answer gave;
+- made by nobody 0: every event of a person carries a key one of the players sent;
+- every table replays to its snapshot (`verify_games`), then is conceded and every deal
+  verifies against its revealed seed (`verify_deals`);
+- stuck 0: every table moved after the last fault's recovery time;
+- views back: when each fault's recovery time is over, every seat loads its page and within
+  5 s its socket shows that event, with the same hand (or a later one);
+- the errors the players saw, by kind and by fault window: none outside a fault's window
+  (the fault's start to its recovery time after, RECOVERY, as docs/deploy.md describes).
+"""
+
+import argparse
+import asyncio
+import itertools
+import json
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from bench.load import (
+    REACH_TIMEOUT,
+    ROOT,
+    Page,
+    _Clients,
+    _GameTable,
+    _Site,
+    _wait_for,
+    make_tables,
+    page_seq,
+)
+
+FAULTS = ("daphne", "worker", "beat", "redis", "postgres", "sessions")
+# Seconds after a fault's start within which the players may see it (docs/deploy.md, "Faults"):
+# sockets reconnect 0.5 s to 8 s apart; a move in flight is answered after 5 s or sent again.
+RECOVERY = {"daphne": 20, "worker": 20, "beat": 20, "redis": 30, "postgres": 30, "sessions": 20}
+RETRIES = 3  # a decision without an answer is sent again this many times, with its key
+VIEW_WAIT = 5.0  # a seat's socket must show what its fresh page shows within this
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=30.0, help="how long the players play")
+    parser.add_argument("--tables", type=int, default=200, help="tables of 4")
+    parser.add_argument("--tables-6", type=int, default=10, help="tables of 6")
+    parser.add_argument("--tables-8", type=int, default=10, help="tables of 8")
+    parser.add_argument("--pace", type=float, default=3.0, help="mean seconds per decision")
+    parser.add_argument("--daphnes", type=int, default=4)
+    parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--fault-every", type=float, default=60.0, help="seconds between faults")
+    parser.add_argument(
+        "--faults", default=",".join(FAULTS), help=f"kinds, in turn (of {', '.join(FAULTS)})"
+    )
+    parser.add_argument("--warmup", type=float, default=20.0, help="seconds before the first")
+    parser.add_argument("--quiet", type=float, default=60.0, help="seconds after the last")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    args.faults = [kind.strip() for kind in args.faults.split(",") if kind.strip()]
+    unknown = set(args.faults) - set(FAULTS)
+    if unknown or not args.faults:
+        sys.exit(f"unknown faults: {', '.join(sorted(unknown))}; choose among {FAULTS}")
+    try:
+        import websockets  # noqa: F401
+    except ImportError:
+        sys.exit("pip install -e '.[bench]' (websockets)")
+    missing = [p for p in ("redis-server",) if shutil.which(p) is None]
+    if missing or _pg_bin("initdb") is None:
+        sys.exit("needs PostgreSQL's server programs (initdb, pg_ctl) and redis-server")
+
+    work = Path(tempfile.mkdtemp(prefix="bench-soak-"))
+    postgres, redis = OwnPostgres(work / "pg"), OwnRedis(work / "redis")
+    try:
+        postgres.start()
+        redis.start()
+        _configure(postgres, redis)
+        ok = _soak(args, postgres, redis)
+    finally:
+        redis.stop()
+        postgres.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(0 if ok else 1)
+
+
+def _configure(postgres, redis):
+    sys.path.insert(0, str(ROOT))
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:{postgres.port}/wct_soak",
+        REDIS_URL=f"redis://127.0.0.1:{redis.port}/0",
+        CELERY_QUEUE=f"soak-{uuid.uuid4().hex[:8]}",
+    )
+    for name in ("CELERY_BROKER_URL", "DATABASE_REPLICA_URL"):
+        os.environ.pop(name, None)
+    # The site as in production, over plain HTTP on 127.0.0.1 (as bench/load.py runs it).
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", f"soak-{uuid.uuid4().hex}")
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
+    os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+    import django
+
+    django.setup()
+
+
+def _soak(args, postgres, redis):
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    started = time.monotonic()
+    sizes = [4] * args.tables + [6] * args.tables_6 + [8] * args.tables_8
+    tables = make_tables(sizes)
+    print(
+        f"set up {len(tables)} tables ({args.tables} of 4, {args.tables_6} of 6, "
+        f"{args.tables_8} of 8) in {time.monotonic() - started:.1f} s",
+        flush=True,
+    )
+    with _Site(args.daphnes, os.environ["CELERY_QUEUE"]) as site:
+        pipes, clients = _start_clients(args, site, tables)
+        start = time.monotonic() + 0.5
+        end = start + args.minutes * 60
+        for pipe in pipes:
+            pipe.send(("go", start, (start, end)))
+        windows = _faults(args, site, postgres, redis, pipes, start, end)
+        results = []
+        for pipe in pipes:
+            if not pipe.poll(REACH_TIMEOUT * (RETRIES + 2) + 120):
+                sys.exit("a client process did not report")
+            results.append(pipe.recv()[1])
+        for proc in clients:
+            proc.join(10)
+        connection.close()
+        return _report(args, tables, windows, results, site)
+
+
+def _start_clients(args, site, tables):
+    ctx = multiprocessing.get_context("spawn")
+    pipes, clients = [], []
+    for n in range(args.clients):
+        mine, theirs = ctx.Pipe()
+        config = {
+            "ports": site.ports,
+            "tables": tables[n :: args.clients],
+            "echo": False,
+            "pace": args.pace,
+            "echo_bytes": 0,
+            "seed": args.seed * 1000 + n,
+        }
+        proc = ctx.Process(target=_client_main, args=(config, theirs), daemon=True)
+        proc.start()
+        pipes.append(mine)
+        clients.append(proc)
+    opened = failed = 0
+    for pipe in pipes:
+        if not pipe.poll(600):
+            sys.exit("a client process did not open its sockets within 10 minutes")
+        _, ok, bad, why = pipe.recv()
+        opened, failed = opened + ok, failed + bad
+        if bad:
+            sys.exit(f"{bad} sockets did not open (first: {why})")
+    print(f"{opened} sockets open", flush=True)
+    return pipes, clients
+
+
+# --- the faults ----------------------------------------------------------------------------
+
+
+def _faults(args, site, postgres, redis, pipes, start, end):
+    """Injects a fault every --fault-every seconds until --quiet before `end`; after each
+    one's recovery time the players check their views. Returns [(kind, start, recovered)]."""
+    kinds = itertools.cycle(args.faults)
+    rng = random.Random(args.seed)
+    windows = []
+    at = start + args.warmup
+    while at + RECOVERY["postgres"] <= end - args.quiet:
+        time.sleep(max(0.0, at - time.monotonic()))
+        kind = next(kinds)
+        began = time.monotonic()
+        detail = _inject(kind, site, postgres, redis, rng)
+        windows.append((kind, began, began + RECOVERY[kind]))
+        print(f"{began - start:7.1f} s  {kind}: {detail}", flush=True)
+        time.sleep(max(0.0, began + RECOVERY[kind] - time.monotonic()))
+        for pipe in pipes:
+            pipe.send(("check", len(windows) - 1))
+        at = max(at + args.fault_every, time.monotonic() + 1)
+    time.sleep(max(0.0, end - time.monotonic()))
+    return windows
+
+
+def _inject(kind, site, postgres, redis, rng):
+    if kind == "daphne":
+        name = rng.choice([name for name in site.children if name.startswith("daphne-")])
+        site.kill(name)
+        time.sleep(1.0)
+        site.start(name)
+        return f"{name} killed, started again"
+    if kind in ("worker", "beat"):
+        name = f"celery-{kind}"
+        site.kill(name)
+        time.sleep(1.0)
+        site.start(name)
+        return f"{name} killed, started again"
+    if kind == "redis":
+        redis.restart()
+        return "stopped and started again"
+    if kind == "postgres":
+        postgres.restart()
+        return "restarted"
+    ended = postgres.terminate("wct_soak")
+    return f"{ended} sessions ended"
+
+
+def _pg_bin(program):
+    for version in sorted(Path("/usr/lib/postgresql").glob("*"), reverse=True):
+        path = version / "bin" / program
+        if path.exists():
+            return str(path)
+    return shutil.which(program)
+
+
+class OwnPostgres:
+    """A PostgreSQL cluster of the soak's own, trust auth on 127.0.0.1 and a free port."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        self.data = self.dir / "data"
+        self.port = _free_port()
+
+    def _run(self, *command):
+        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        subprocess.run(prefix + list(command), check=True, capture_output=True, timeout=120)
+
+    def start(self):
+        self.dir.mkdir(parents=True)
+        if os.geteuid() == 0:  # initdb refuses root: the cluster is the postgres user's
+            shutil.chown(self.dir, "postgres")
+            shutil.chown(self.dir.parent, "postgres")
+        self._run(_pg_bin("initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres")
+        self._ctl("start")
+        subprocess.run(
+            ["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-qc",
+             "CREATE DATABASE wct_soak"],
+            check=True, capture_output=True, timeout=60,
+        )  # fmt: skip
+
+    def _ctl(self, verb, *extra):
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+        self._run(
+            _pg_bin("pg_ctl"), verb, "-D", str(self.data), "-w", "-l", str(self.dir / "log"),
+            "-o", options, *extra,
+        )  # fmt: skip
+
+    def restart(self):
+        self._ctl("restart", "-m", "fast")
+
+    def terminate(self, database):
+        import psycopg
+
+        with psycopg.connect(
+            host="127.0.0.1", port=self.port, user="postgres", dbname="postgres", autocommit=True
+        ) as conn:
+            rows = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                [database],
+            ).fetchall()
+        return len(rows)
+
+    def stop(self):
+        if self.data.exists():
+            try:
+                self._ctl("stop", "-m", "immediate")
+            except subprocess.CalledProcessError:
+                pass  # not running
+
+
+class OwnRedis:
+    """A redis-server of the soak's own on a free port, keeping nothing on disk."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        self.port = _free_port()
+        self.proc = None
+
+    def start(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.dir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        _wait_for(self.port)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+    def restart(self):
+        self.stop()
+        time.sleep(1.0)
+        self.start()
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- the players ---------------------------------------------------------------------------
+
+
+def _client_main(config, pipe):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_SoakClients(config, pipe).run())
+
+
+class _SoakClients(_Clients):
+    """bench/load.py's players, which also reconnect, send again with the same key, record
+    every key, and check their views when told."""
+
+    def __init__(self, config, pipe):
+        super().__init__(config, pipe)
+        self.failures = []  # (when, kind, text): every error, whenever it came
+        self.sent = {}  # key -> game id
+        self.acked = {}  # key -> (game id, seq)
+        self.views = []  # (window, checked, not back, first problem)
+        self.games = []
+
+    def error(self, text, kind="other"):
+        self.failures.append((time.monotonic(), kind, text))
+
+    def in_window(self, when):
+        return when < self.window[1]  # everything counts: the whole soak is measured
+
+    async def alongside(self, tables):
+        """Listens for the tool's orders while the tables play: a view check after each
+        fault's recovery time; the end of the run stops it."""
+        loop = asyncio.get_running_loop()
+        self.games = tables
+        while time.monotonic() < self.stop_at:
+            ready = await loop.run_in_executor(None, self.pipe.poll, 1.0)
+            if ready:
+                _, window = self.pipe.recv()
+                self.later(self.check_views(window, tables))
+
+    async def check_views(self, window, tables):
+        results = await asyncio.gather(
+            *(t.view_back(seat) for t in tables for seat in range(len(t.cookies)))
+        )
+        problems = [r for r in results if r]
+        self.views.append((window, len(results), len(problems), problems[0] if problems else ""))
+
+    def result(self):
+        return dict(
+            super().result(),
+            failures=self.failures,
+            sent=self.sent,
+            acked=self.acked,
+            views=self.views,
+        )
+
+
+class _SoakTable(_GameTable):
+    def __init__(self, clients, game_id, cookies):
+        super().__init__(clients, game_id, cookies)
+        self.open_again = [asyncio.Event() for _ in cookies]
+
+    async def listen(self, seat):
+        self.arrivals[seat].append((self.shown[seat], time.monotonic()))
+        self.open_again[seat].set()
+        self.look(seat)
+        retry = 0
+        while time.monotonic() < self.c.stop_at:
+            ws = self.sockets[seat]
+            if ws is None:
+                await asyncio.sleep(min(8.0, 0.5 * 2**retry) * self.c.rng.uniform(0.8, 1.2))
+                retry = min(retry + 1, 4)
+                try:
+                    ws = await self.c.connect(f"/ws/games/{self.game_id}/", self.cookies[seat])
+                except Exception as exc:  # noqa: BLE001 -- counted, tried again
+                    self.c.error(f"table {self.game_id} seat {seat}: {exc!r}", "connect failed")
+                    continue
+                self.sockets[seat] = ws
+                self.open_again[seat].set()
+                retry = 0
+            try:
+                await self.receive(seat, ws)
+                break  # the run is over
+            except Exception as exc:  # noqa: BLE001 -- a socket closed: open another
+                self.sockets[seat] = None
+                self.open_again[seat].clear()
+                self.c.error(f"table {self.game_id} seat {seat}: {exc!r}", "socket closed")
+        ws = self.sockets[seat]
+        if ws is not None:
+            await ws.close()
+
+    async def receive(self, seat, ws):
+        while True:
+            timeout = self.c.stop_at - time.monotonic()
+            if timeout <= 0:
+                return
+            try:
+                payload = await asyncio.wait_for(ws.recv(), timeout)
+            except TimeoutError:
+                return
+            msg = json.loads(payload)
+            kind = msg.get("type")
+            if kind == "fragments":
+                self.pushed(seat, msg, time.monotonic())
+            elif kind == "hello":
+                if msg["seq"] != self.shown[seat]:
+                    self.c.later(self.resync(seat))
+            elif kind in ("ok", "error"):
+                future = self.answers.pop(msg.get("key"), None)
+                if future is not None and not future.done():
+                    future.set_result(msg)
+
+    async def resync(self, seat):
+        self.c.resyncs += 1
+        try:
+            status, html = await self.c.http_get(f"/games/{self.game_id}/", self.cookies[seat])
+        except OSError as exc:
+            self.c.error(f"table {self.game_id} seat {seat}: resync: {exc!r}", "page failed")
+            return
+        if status != 200:
+            self.c.error(f"table {self.game_id} seat {seat}: resync answered {status}", "page")
+            return
+        seq = page_seq(html)
+        if seq > self.shown[seat]:
+            self.pages[seat].load(html, seq)
+            self.show(seat, seq, html, time.monotonic())
+
+    async def act(self, seat, action):
+        key = uuid.uuid4().hex
+        self.c.sent[key] = self.game_id
+        for attempt in range(RETRIES + 1):
+            msg = await self.send(seat, action, key)
+            if msg is None:
+                self.c.error(
+                    f"table {self.game_id} seat {seat}: no answer to {action}", "no answer"
+                )
+                continue
+            if msg["type"] == "ok":
+                self.c.acked[key] = (self.game_id, msg["seq"])
+                self.c.decided += 1
+                self.looked_at[seat] = max(self.looked_at[seat], msg["seq"] - 1)
+                return
+            self.c.error(f"table {self.game_id} seat {seat}: {msg['message']}", "refused")
+            if "not saved" not in msg["message"]:
+                break  # refused for good (the page was behind): look again
+            await asyncio.sleep(1.0 + attempt)
+        await self.resync(seat)
+
+    async def send(self, seat, action, key):
+        """Sends the decision once a socket is open; its answer, or None after 5 s."""
+        try:
+            await asyncio.wait_for(self.open_again[seat].wait(), 30)
+        except TimeoutError:
+            return None
+        answer = asyncio.get_running_loop().create_future()
+        self.answers[key] = answer
+        try:
+            await self.sockets[seat].send(json.dumps({"type": "act", "action": action, "key": key}))
+            return await asyncio.wait_for(answer, REACH_TIMEOUT)
+        except Exception:  # noqa: BLE001 -- closed under it, or no answer: sent again
+            self.answers.pop(key, None)
+            return None
+
+    async def view_back(self, seat):
+        """'' if the seat's socket shows what a fresh page shows within VIEW_WAIT (the same
+        hand at the same event, or a later event); else what differs."""
+        try:
+            status, html = await self.c.http_get(f"/games/{self.game_id}/", self.cookies[seat])
+        except OSError as exc:
+            return f"table {self.game_id} seat {seat}: page: {exc!r}"
+        if status != 200:
+            return f"table {self.game_id} seat {seat}: page answered {status}"
+        fresh = Page()
+        fresh.load(html, page_seq(html))
+        deadline = time.monotonic() + VIEW_WAIT
+        while self.shown[seat] < fresh.seq:
+            if time.monotonic() > deadline:
+                return (
+                    f"table {self.game_id} seat {seat}: the page shows event {fresh.seq}, "
+                    f"the socket {self.shown[seat]} after {VIEW_WAIT:.0f} s"
+                )
+            await asyncio.sleep(0.1)
+        if self.shown[seat] == fresh.seq and _bare(self.pages[seat].hand) != _bare(fresh.hand):
+            import difflib
+
+            diff = difflib.unified_diff(
+                _bare(fresh.hand).split(">"), _bare(self.pages[seat].hand).split(">"),
+                lineterm="", n=0,
+            )  # fmt: skip
+            return (
+                f"table {self.game_id} seat {seat}: another hand at event {fresh.seq}: "
+                + " | ".join(list(diff)[2:8])[:600]
+            )
+        return ""
+
+
+_SoakClients.table_class = _SoakTable
+
+# What differs between two renderings of the same hand: a whole page's pieces carry their
+# versions, and its forms the request's CSRF token and a fresh key for the next decision.
+_PER_RENDERING = re.compile(
+    r' data-v="[0-9a-f]+"|\s*<input type="hidden" name="(?:csrfmiddlewaretoken|key)" [^>]*>'
+)
+
+
+def _bare(hand):
+    return _PER_RENDERING.sub("", hand)
+
+
+# --- the proof -----------------------------------------------------------------------------
+
+
+def _report(args, tables, windows, results, site):
+    from django.core.management import CommandError, call_command
+
+    from games.models import GameEvent
+
+    game_ids = [game_id for game_id, _ in tables]
+    sent = {k: g for r in results for k, g in r["sent"].items()}
+    acked = {k: tuple(v) for r in results for k, v in r["acked"].items()}
+    failures = sorted(f for r in results for f in r["failures"])
+    views = [v for r in results for v in r["views"]]
+
+    # The seat door keeps a player's key as "u<user id>-<key>" (games.actions.seat_door).
+    logged = Counter()
+    at = {}
+    made_by_nobody = []
+    for game_id, seq, stored, actor in GameEvent.objects.filter(game_id__in=game_ids).values_list(
+        "game_id", "seq", "idempotency_key", "actor"
+    ):
+        if actor != GameEvent.Actor.PERSON:
+            continue  # a bot's, a time-out's or the deal's
+        key = (stored or "").rsplit("-", 1)[-1]
+        logged[(game_id, key)] += 1
+        at[(game_id, key)] = seq
+        if sent.get(key) != game_id:
+            made_by_nobody.append((game_id, seq))
+    lost = [k for k, (g, _) in acked.items() if logged[(g, k)] == 0]
+    doubled = [k for k, (g, _) in acked.items() if logged[(g, k)] > 1]
+    elsewhere = [k for k, (g, s) in acked.items() if logged[(g, k)] == 1 and at[(g, k)] != s]
+
+    last = max((recovered for _, _, recovered in windows), default=0.0)
+    stuck = _stuck(game_ids, last)
+    replayed = _command(call_command, CommandError, "verify_games", *game_ids)
+    _concede_all(game_ids)
+    deals = _command(call_command, CommandError, "verify_deals", *game_ids)
+
+    outside = []
+    by_window = Counter()
+    for when, kind, text in failures:
+        inside = [
+            n for n, (_, began, recovered) in enumerate(windows) if began <= when <= recovered
+        ]
+        if inside:
+            by_window[(inside[0], kind)] += 1
+        else:
+            outside.append((when, kind, text))
+    not_back = sum(v[2] for v in views)
+
+    decided = sum(r["decided"] for r in results)
+    events = GameEvent.objects.filter(game_id__in=game_ids).count()
+    print()
+    print(
+        f"soak: {len(tables)} tables, {args.minutes:g} min, {decided} decisions acknowledged "
+        f"({len(sent)} sent), {events} events, {len(windows)} faults "
+        f"({', '.join(f'{k} {n}' for k, n in Counter(k for k, _, _ in windows).items())})"
+    )
+    print(
+        f"  acknowledged decisions checked: {len(acked)}; lost {len(lost)}, doubled "
+        f"{len(doubled)}, at another event {len(elsewhere)}, made by nobody {len(made_by_nobody)}"
+    )
+    print(f"  verify_games: {replayed}")
+    print(f"  verify_deals (every table conceded at the end): {deals}")
+    print(f"  stuck (no event after the last fault's recovery): {len(stuck)}")
+    print(
+        f"  views: {sum(v[1] for v in views)} seat checks after {len(views)} recoveries, "
+        f"{not_back} not back" + "".join(f"\n    {v[3]}" for v in views if v[2])[:2000]
+    )
+    print(f"  errors by fault window and kind ({len(failures)} in all):")
+    for n, (kind, began, _) in enumerate(windows):
+        seen = {k: c for (w, k), c in by_window.items() if w == n}
+        if seen:
+            counts = ", ".join(f"{k} {c}" for k, c in sorted(seen.items()))
+            print(f"    {n + 1:>3} {kind:<9} at {began - windows[0][1]:7.1f} s: {counts}")
+    print(f"  errors outside every fault's window: {len(outside)}")
+    for _, kind, text in outside[:10]:
+        print(f"    {kind}: {text}")
+    dead = [name for name, child in site.children.items() if child.poll() is not None]
+    if dead:
+        print(f"  processes that died on their own: {', '.join(dead)}")
+    ok = (
+        not (lost or doubled or elsewhere or made_by_nobody or stuck or outside or not_back or dead)
+        and replayed.startswith("ok")
+        and deals.startswith("ok")
+    )
+    print("  result: " + ("nothing lost" if ok else "FAILED"))
+    return ok
+
+
+def _concede_all(game_ids):
+    """Every team but the last concedes at each table still being played, which ends it and
+    reveals its seed (the deals' proof needs that)."""
+    from games.actions import decisions
+    from games.models import Game, GameEvent
+
+    for game in Game.objects.filter(pk__in=game_ids, status=Game.Status.ACTIVE):
+        seats = list(game.seats.order_by("number"))
+        for seat in seats[: len(seats) // 2 - 1]:  # seat t is of team t
+            decisions.apply_decision(
+                game.pk, seat.number, {"type": "concede"}, GameEvent.Actor.PERSON, user=seat.user
+            )
+
+
+def _stuck(game_ids, since_monotonic):
+    """Tables still being played that made no event after `since_monotonic`."""
+    from datetime import timedelta
+
+    from django.db.models import Max
+    from django.utils import timezone
+
+    from games.models import Game
+
+    since = timezone.now() - timedelta(seconds=time.monotonic() - since_monotonic)
+    last = (
+        Game.objects.filter(pk__in=game_ids, status=Game.Status.ACTIVE)
+        .annotate(last=Max("events__created_at"))
+        .values_list("pk", "last")
+    )
+    return [pk for pk, when in last if when is None or when < since]
+
+
+def _command(call_command, error, name, *ids):
+    """'ok: <its output>' or 'FAILED: <why>'."""
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command(name, *map(str, ids), stdout=out, stderr=err)
+    except error as exc:
+        return f"FAILED: {exc}; {err.getvalue()[:1000]}"
+    lines = out.getvalue().strip().splitlines()
+    return f"ok: {lines[-1] if lines else ''}"
+
+
+if __name__ == "__main__":
+    main()
