@@ -77,6 +77,7 @@ FAULTS = ("daphne", "worker", "beat", "redis", "postgres", "sessions")
 RECOVERY = {"daphne": 20, "worker": 20, "beat": 20, "redis": 30, "postgres": 30, "sessions": 20}
 RETRIES = 3  # a decision without an answer is sent again this many times, with its key
 VIEW_WAIT = 5.0  # a seat's socket must show what its fresh page shows within this
+VIEW_CONCURRENCY = 16  # pages loaded at once by a client process's view check
 
 
 def main(argv=None):
@@ -388,8 +389,15 @@ class _SoakClients(_Clients):
                 self.later(self.check_views(window, tables))
 
     async def check_views(self, window, tables):
+        # A few pages at a time, as people's pages load, not every seat in one burst.
+        loading = asyncio.Semaphore(VIEW_CONCURRENCY)
+
+        async def check(table, seat):
+            async with loading:
+                return await table.view_back(seat)
+
         results = await asyncio.gather(
-            *(t.view_back(seat) for t in tables for seat in range(len(t.cookies)))
+            *(check(t, seat) for t in tables for seat in range(len(t.cookies)))
         )
         problems = [r for r in results if r]
         self.views.append((window, len(results), len(problems), problems[0] if problems else ""))
