@@ -768,14 +768,14 @@ def _report(args, results, cpu, peak, busy, load_before, load_after, dead, syste
         print(f"  target (p95 < 150 ms, no error): {verdict}")
 
 
-def _wait_for(port):
+def _wait_for(port, address="127.0.0.1"):
     for _ in range(150):
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            socket.create_connection((address, port), timeout=0.5).close()
             return
         except OSError:
             time.sleep(0.2)
-    sys.exit("Daphne did not start")
+    sys.exit(f"nothing listens on {address}:{port}")
 
 
 # --- the clients -----------------------------------------------------------------------------
@@ -795,6 +795,9 @@ class _Clients:
 
     def __init__(self, config, pipe):
         self.ports = config["ports"]
+        self.host = config.get(
+            "host", "127.0.0.1"
+        )  # the site's address (bench/soak.py --hosts: a proxy)
         self.tables = config["tables"]
         self.echo = config["echo"]
         self.pace = config["pace"]
@@ -866,12 +869,12 @@ class _Clients:
 
         port = self.port_for(path)
         return await websockets.connect(
-            f"ws://127.0.0.1:{port}{path}",
+            f"ws://{self.host}:{port}{path}",
             max_size=None,
             open_timeout=60,
             additional_headers={
                 "Cookie": f"sessionid={cookie}",
-                "Origin": f"http://127.0.0.1:{port}",
+                "Origin": f"http://{self.host}:{port}",
             },
         )
 
@@ -885,11 +888,11 @@ class _Clients:
         """GET as a browser loads the page, or (htmx) as table.js's resync does: the status
         and the body."""
         port = self.port_for(path)
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        reader, writer = await asyncio.open_connection(self.host, port)
         extra = "HX-Request: true\r\n" if htmx else ""
         writer.write(
             (
-                f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n"
+                f"GET {path} HTTP/1.0\r\nHost: {self.host}:{port}\r\n"
                 f"Cookie: sessionid={cookie}\r\n{extra}\r\n"
             ).encode()
         )

@@ -43,6 +43,7 @@ At the end it proves, and exits with status 1 if anything fails:
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -72,9 +73,23 @@ from bench.load import (
 )
 
 FAULTS = ("daphne", "worker", "beat", "redis", "postgres", "sessions")
+# With --hosts (bench/hosts.py): web1 cut off (every process on it killed and its link taken
+# down, then back after HOST_DOWN seconds), and web2 cut off from Redis for REDIS_CUT seconds.
+HOST_FAULTS = ("host", "redis-cut")
+HOST_DOWN = 15.0
+REDIS_CUT = 30.0
 # Seconds after a fault's start within which the players may see it (docs/deploy.md, "Faults"):
 # sockets reconnect 0.5 s to 8 s apart; a move in flight is answered after 5 s or sent again.
-RECOVERY = {"daphne": 20, "worker": 20, "beat": 20, "redis": 30, "postgres": 30, "sessions": 20}
+RECOVERY = {
+    "daphne": 20,
+    "worker": 20,
+    "beat": 20,
+    "redis": 30,
+    "postgres": 30,
+    "sessions": 20,
+    "host": HOST_DOWN + 30,
+    "redis-cut": REDIS_CUT + 30,
+}
 RETRIES = 3  # a decision without an answer is sent again this many times, with its key
 VIEW_WAIT = 5.0  # a seat's socket must show what its fresh page shows within this
 VIEW_CONCURRENCY = 16  # pages loaded at once by a client process's view check
@@ -96,11 +111,24 @@ def main(argv=None):
     parser.add_argument("--warmup", type=float, default=20.0, help="seconds before the first")
     parser.add_argument("--quiet", type=float, default=60.0, help="seconds after the last")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--hosts",
+        action="store_true",
+        help="several hosts in network namespaces (bench/hosts.py): PostgreSQL and Redis on "
+        "one, two web hosts, nginx on another; adds the faults " + ", ".join(HOST_FAULTS),
+    )
     args = parser.parse_args(argv)
     args.faults = [kind.strip() for kind in args.faults.split(",") if kind.strip()]
-    unknown = set(args.faults) - set(FAULTS)
+    known = FAULTS + HOST_FAULTS if args.hosts else FAULTS
+    unknown = set(args.faults) - set(known)
     if unknown or not args.faults:
-        sys.exit(f"unknown faults: {', '.join(sorted(unknown))}; choose among {FAULTS}")
+        sys.exit(f"unknown faults: {', '.join(sorted(unknown))}; choose among {known}")
+    if args.hosts:
+        from bench.hosts import available
+
+        why = available()
+        if why:
+            sys.exit(f"--hosts: {why}")
     try:
         import websockets  # noqa: F401
     except ImportError:
@@ -110,16 +138,21 @@ def main(argv=None):
         sys.exit("needs PostgreSQL's server programs (initdb, pg_ctl) and redis-server")
 
     work = Path(tempfile.mkdtemp(prefix="bench-soak-"))
-    postgres, redis = OwnPostgres(work / "pg"), OwnRedis(work / "redis")
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, work, ignore_errors=True)
+        hosts = None
+        if args.hosts:
+            from bench.hosts import Hosts
+
+            hosts = stack.enter_context(Hosts())
+        postgres = OwnPostgres(work / "pg", hosts)
+        redis = OwnRedis(work / "redis", hosts)
+        stack.callback(postgres.stop)
         postgres.start()
+        stack.callback(redis.stop)
         redis.start()
         _configure(postgres, redis)
-        ok = _soak(args, postgres, redis)
-    finally:
-        redis.stop()
-        postgres.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        ok = _soak(args, postgres, redis, hosts, work)
     sys.exit(0 if ok else 1)
 
 
@@ -127,8 +160,8 @@ def _configure(postgres, redis):
     sys.path.insert(0, str(ROOT))
     os.environ.update(
         DJANGO_SETTINGS_MODULE="config.settings",
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:{postgres.port}/wct_soak",
-        REDIS_URL=f"redis://127.0.0.1:{redis.port}/0",
+        DATABASE_URL=f"postgres://postgres@{postgres.address}:{postgres.port}/wct_soak",
+        REDIS_URL=f"redis://{redis.address}:{redis.port}/0",
         CELERY_QUEUE=f"soak-{uuid.uuid4().hex[:8]}",
     )
     for name in ("CELERY_BROKER_URL", "DATABASE_REPLICA_URL"):
@@ -143,7 +176,7 @@ def _configure(postgres, redis):
     django.setup()
 
 
-def _soak(args, postgres, redis):
+def _soak(args, postgres, redis, hosts, work):
     from django.core.management import call_command
     from django.db import connection
 
@@ -156,13 +189,19 @@ def _soak(args, postgres, redis):
         f"{args.tables_8} of 8) in {time.monotonic() - started:.1f} s",
         flush=True,
     )
-    with _Site(args.daphnes, os.environ["CELERY_QUEUE"]) as site:
+    if hosts is not None:
+        from bench.hosts import HostSite
+
+        site = HostSite(hosts, os.environ["CELERY_QUEUE"], work)
+    else:
+        site = _Site(args.daphnes, os.environ["CELERY_QUEUE"])
+    with site:
         pipes, clients = _start_clients(args, site, tables)
         start = time.monotonic() + 0.5
         end = start + args.minutes * 60
         for pipe in pipes:
             pipe.send(("go", start, (start, end)))
-        windows = _faults(args, site, postgres, redis, pipes, start, end)
+        windows = _faults(args, site, postgres, redis, hosts, pipes, start, end)
         results = []
         for pipe in pipes:
             if not pipe.poll(REACH_TIMEOUT * (RETRIES + 2) + 120):
@@ -181,6 +220,7 @@ def _start_clients(args, site, tables):
         mine, theirs = ctx.Pipe()
         config = {
             "ports": site.ports,
+            "host": getattr(site, "host", "127.0.0.1"),
             "tables": tables[n :: args.clients],
             "echo": False,
             "pace": args.pace,
@@ -206,29 +246,30 @@ def _start_clients(args, site, tables):
 # --- the faults ----------------------------------------------------------------------------
 
 
-def _faults(args, site, postgres, redis, pipes, start, end):
+def _faults(args, site, postgres, redis, hosts, pipes, start, end):
     """Injects a fault every --fault-every seconds until --quiet before `end`; after each
     one's recovery time the players check their views. Returns [(kind, start, recovered)]."""
     kinds = itertools.cycle(args.faults)
     rng = random.Random(args.seed)
     windows = []
     at = start + args.warmup
-    while at + RECOVERY["postgres"] <= end - args.quiet:
+    kind = next(kinds)
+    while at + RECOVERY[kind] <= end - args.quiet:
         time.sleep(max(0.0, at - time.monotonic()))
-        kind = next(kinds)
         began = time.monotonic()
-        detail = _inject(kind, site, postgres, redis, rng)
+        detail = _inject(kind, site, postgres, redis, hosts, rng)
         windows.append((kind, began, began + RECOVERY[kind]))
         print(f"{began - start:7.1f} s  {kind}: {detail}", flush=True)
         time.sleep(max(0.0, began + RECOVERY[kind] - time.monotonic()))
         for pipe in pipes:
             pipe.send(("check", len(windows) - 1))
         at = max(at + args.fault_every, time.monotonic() + 1)
+        kind = next(kinds)
     time.sleep(max(0.0, end - time.monotonic()))
     return windows
 
 
-def _inject(kind, site, postgres, redis, rng):
+def _inject(kind, site, postgres, redis, hosts, rng):
     if kind == "daphne":
         name = rng.choice([name for name in site.children if name.startswith("daphne-")])
         site.kill(name)
@@ -241,6 +282,21 @@ def _inject(kind, site, postgres, redis, rng):
         time.sleep(1.0)
         site.start(name)
         return f"{name} killed, started again"
+    if kind == "host":
+        killed = site.on("web1")
+        for name in killed:
+            site.kill(name)
+        hosts.link("web1", up=False)
+        time.sleep(HOST_DOWN)
+        hosts.link("web1", up=True)
+        for name in killed:
+            site.start(name)
+        return f"web1 cut off ({', '.join(killed)} killed, its link down {HOST_DOWN:.0f} s), back"
+    if kind == "redis-cut":
+        hosts.unreachable("web2", redis.address, cut=True)
+        time.sleep(REDIS_CUT)
+        hosts.unreachable("web2", redis.address, cut=False)
+        return f"web2 cut off from Redis for {REDIS_CUT:.0f} s"
     if kind == "redis":
         redis.restart()
         return "stopped and started again"
@@ -260,15 +316,20 @@ def _pg_bin(program):
 
 
 class OwnPostgres:
-    """A PostgreSQL cluster of the soak's own, trust auth on 127.0.0.1 and a free port."""
+    """A PostgreSQL cluster of the soak's own, trust auth: on 127.0.0.1 and a free port, or
+    with `hosts` on the db host's address and 5432, open to the other hosts."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, hosts=None):
         self.dir = Path(directory)
         self.data = self.dir / "data"
-        self.port = _free_port()
+        self.hosts = hosts
+        self.address = hosts.addr["db"] if hosts else "127.0.0.1"
+        self.port = 5432 if hosts else _free_port()
 
     def _run(self, *command):
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        prefix = self.hosts.prefix("db") if self.hosts else []
+        if os.geteuid() == 0:
+            prefix += ["runuser", "-u", "postgres", "--"]
         subprocess.run(prefix + list(command), check=True, capture_output=True, timeout=120)
 
     def start(self):
@@ -277,15 +338,19 @@ class OwnPostgres:
             shutil.chown(self.dir, "postgres")
             shutil.chown(self.dir.parent, "postgres")
         self._run(_pg_bin("initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres")
+        if self.hosts:
+            with open(self.data / "pg_hba.conf", "a") as hba:
+                hba.write(f"host all all {self.hosts.subnet} trust\n")
+            (self.data / "postgresql.conf").open("a").write("max_connections = 200\n")
         self._ctl("start")
         subprocess.run(
-            ["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-qc",
+            ["psql", "-h", self.address, "-p", str(self.port), "-U", "postgres", "-qc",
              "CREATE DATABASE wct_soak"],
             check=True, capture_output=True, timeout=60,
         )  # fmt: skip
 
     def _ctl(self, verb, *extra):
-        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses={self.address}"
         self._run(
             _pg_bin("pg_ctl"), verb, "-D", str(self.data), "-w", "-l", str(self.dir / "log"),
             "-o", options, *extra,
@@ -298,7 +363,7 @@ class OwnPostgres:
         import psycopg
 
         with psycopg.connect(
-            host="127.0.0.1", port=self.port, user="postgres", dbname="postgres", autocommit=True
+            host=self.address, port=self.port, user="postgres", dbname="postgres", autocommit=True
         ) as conn:
             rows = conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -316,21 +381,26 @@ class OwnPostgres:
 
 
 class OwnRedis:
-    """A redis-server of the soak's own on a free port, keeping nothing on disk."""
+    """A redis-server of the soak's own, keeping nothing on disk: on 127.0.0.1 and a free
+    port, or with `hosts` on the db host's second address and 6379."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, hosts=None):
         self.dir = Path(directory)
-        self.port = _free_port()
+        self.hosts = hosts
+        self.address = hosts.addr["redis"] if hosts else "127.0.0.1"
+        self.port = 6379 if hosts else _free_port()
         self.proc = None
 
     def start(self):
         self.dir.mkdir(parents=True, exist_ok=True)
+        prefix = self.hosts.prefix("db") if self.hosts else []
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.dir)],
+            prefix + ["redis-server", "--port", str(self.port), "--bind", self.address,
+                      "--save", "", "--appendonly", "no", "--dir", str(self.dir),
+                      "--protected-mode", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        _wait_for(self.port)
+        _wait_for(self.port, self.address)
 
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
@@ -599,7 +669,13 @@ def _report(args, tables, windows, results, site):
     last = max((recovered for _, _, recovered in windows), default=0.0)
     stuck = _stuck(game_ids, last)
     replayed = _command(call_command, CommandError, "verify_games", *game_ids)
-    _concede_all(game_ids)
+    by_actor = Counter(
+        GameEvent.objects.filter(game_id__in=game_ids).values_list("actor", flat=True)
+    )
+    try:
+        _concede_all(game_ids)
+    except Exception as exc:  # noqa: BLE001 -- reported, and the proof of the deals fails
+        print(f"could not end every table: {exc!r}", flush=True)
     deals = _command(call_command, CommandError, "verify_deals", *game_ids)
 
     outside = []
@@ -630,6 +706,11 @@ def _report(args, tables, windows, results, site):
     print(f"  verify_deals (every table conceded at the end): {deals}")
     print(f"  stuck (no event after the last fault's recovery): {len(stuck)}")
     print(
+        "  events by actor: "
+        + ", ".join(f"{actor} {n}" for actor, n in sorted(by_actor.items()))
+        + " (time-outs and bots: seats whose player did not move in time)"
+    )
+    print(
         f"  views: {sum(v[1] for v in views)} seat checks after {len(views)} recoveries, "
         f"{not_back} not back" + "".join(f"\n    {v[3]}" for v in views if v[2])[:2000]
     )
@@ -656,16 +737,14 @@ def _report(args, tables, windows, results, site):
 
 def _concede_all(game_ids):
     """Every team but the last concedes at each table still being played, which ends it and
-    reveals its seed (the deals' proof needs that)."""
+    reveals its seed (the deals' proof needs that). Conceded as a moderator would: a seat
+    may be a bot's for good by now (three missed moves), which refuses its player's moves."""
     from games.actions import decisions
     from games.models import Game, GameEvent
 
     for game in Game.objects.filter(pk__in=game_ids, status=Game.Status.ACTIVE):
-        seats = list(game.seats.order_by("number"))
-        for seat in seats[: len(seats) // 2 - 1]:  # seat t is of team t
-            decisions.apply_decision(
-                game.pk, seat.number, {"type": "concede"}, GameEvent.Actor.PERSON, user=seat.user
-            )
+        for team in range(game.players // 2 - 1):  # seat t is of team t
+            decisions.apply_decision(game.pk, team, {"type": "concede"}, GameEvent.Actor.MODERATOR)
 
 
 def _stuck(game_ids, since_monotonic):
