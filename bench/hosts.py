@@ -21,7 +21,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -137,23 +136,13 @@ class HostSite:
         for name in self.PLACES:
             self.start(name)
         self._nginx()
+        from bench.load import _wait_for
+
         for name, host in self.PLACES.items():
             if name.startswith("daphne-"):
-                self._wait(self.hosts.addr[host], WEB_PORT, name)
-        self._wait(self.host, PROXY_PORT, "nginx")
+                _wait_for(WEB_PORT, self.hosts.addr[host])
+        _wait_for(PROXY_PORT, self.host)
         return self
-
-    def _wait(self, address, port, what):
-        import socket
-
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection((address, port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.2)
-        sys.exit(f"{what} did not listen on {address}:{port} within 60 s (see {self.log.name})")
 
     def command(self, name):
         python = sys.executable
@@ -205,19 +194,9 @@ class HostSite:
         )
 
     def __exit__(self, *exc):
-        for child in self.children.values():
-            if child.poll() is None:
-                child.terminate()
-        for child in self.children.values():
-            try:
-                child.wait(20)
-            except subprocess.TimeoutExpired:
-                child.kill()
-        self.log.close()
-        if os.path.getsize(self.log.name) == 0:
-            os.unlink(self.log.name)
-        else:
-            print(f"the server processes wrote to {self.log.name}")
+        from bench.load import stop
+
+        stop(self.children.values(), self.log)
 
 
 # The proxy host's nginx: docs/deploy.md's routing (any Daphne for requests and the site's

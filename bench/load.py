@@ -480,23 +480,11 @@ class _Site:
         child.wait(10)
 
     def __exit__(self, *exc):
-        for child in self.children.values():
-            if child.poll() is None:
-                child.terminate()
-        for child in self.children.values():
-            try:
-                child.wait(20)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        stop(self.children.values(), self.log)
         for listener in self.listeners:
             listener.close()
         self._drop_queue()
         shutil.rmtree(self.schedule, ignore_errors=True)  # beat's schedule, the run's only
-        self.log.close()
-        if os.path.getsize(self.log.name) == 0:
-            os.unlink(self.log.name)
-        else:
-            print(f"the server processes wrote to {self.log.name}")
 
     def _drop_queue(self):
         """The run's Celery queue goes with it (countdowns still waiting there are moot)."""
@@ -512,6 +500,24 @@ class _Site:
                 broker.delete(*keys)
         except Exception as exc:  # noqa: BLE001 -- a leftover queue is harmless
             print(f"could not remove the Celery queue {self.queue}: {exc}")
+
+
+def stop(children, log):
+    """Stops the server processes (SIGTERM, then SIGKILL after 20 s) and closes their log,
+    kept only if something was written to it."""
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    for child in children:
+        try:
+            child.wait(20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+    log.close()
+    if os.path.getsize(log.name) == 0:
+        os.unlink(log.name)
+    else:
+        print(f"the server processes wrote to {log.name}")
 
 
 def _start_clients(args, site, tables):
@@ -940,34 +946,38 @@ class _GameTable:
         self.arrivals[seat].append((self.shown[seat], time.monotonic()))
         self.look(seat)
         try:
-            while True:
-                timeout = self.c.stop_at - time.monotonic()
-                if timeout <= 0:
-                    break
-                try:
-                    payload = await asyncio.wait_for(ws.recv(), timeout)
-                except TimeoutError:
-                    break
-                now = time.monotonic()
-                msg = json.loads(payload)
-                kind = msg.get("type")
-                if kind == "fragments":
-                    if self.c.in_window(now):
-                        self.c.push_sizes.append(len(payload.encode()))
-                    self.pushed(seat, msg, now)
-                elif kind == "hello":
-                    if msg["seq"] != self.shown[seat]:
-                        self.c.later(self.resync(seat))
-                elif kind in ("ok", "error"):
-                    future = self.answers.pop(msg.get("key"), None)
-                    if future is not None and not future.done():
-                        future.set_result(msg)
+            await self.receive(seat, ws)
         except Exception as exc:  # noqa: BLE001 -- a socket that ends early is an error
             self.c.error(
                 f"table {self.game_id} seat {seat}: socket ended: {type(exc).__name__}: {exc}"
             )
         finally:
             await ws.close()
+
+    async def receive(self, seat, ws):
+        """Takes what the socket brings until the run is over; raises if it closes first."""
+        while True:
+            timeout = self.c.stop_at - time.monotonic()
+            if timeout <= 0:
+                return
+            try:
+                payload = await asyncio.wait_for(ws.recv(), timeout)
+            except TimeoutError:
+                return
+            now = time.monotonic()
+            msg = json.loads(payload)
+            kind = msg.get("type")
+            if kind == "fragments":
+                if self.c.in_window(now):
+                    self.c.push_sizes.append(len(payload.encode()))
+                self.pushed(seat, msg, now)
+            elif kind == "hello":
+                if msg["seq"] != self.shown[seat]:
+                    self.c.later(self.resync(seat))
+            elif kind in ("ok", "error"):
+                future = self.answers.pop(msg.get("key"), None)
+                if future is not None and not future.done():
+                    future.set_result(msg)
 
     def pushed(self, seat, msg, now):
         if msg["seq"] <= self.shown[seat]:

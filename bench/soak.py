@@ -516,27 +516,6 @@ class _SoakTable(_GameTable):
         if ws is not None:
             await ws.close()
 
-    async def receive(self, seat, ws):
-        while True:
-            timeout = self.c.stop_at - time.monotonic()
-            if timeout <= 0:
-                return
-            try:
-                payload = await asyncio.wait_for(ws.recv(), timeout)
-            except TimeoutError:
-                return
-            msg = json.loads(payload)
-            kind = msg.get("type")
-            if kind == "fragments":
-                self.pushed(seat, msg, time.monotonic())
-            elif kind == "hello":
-                if msg["seq"] != self.shown[seat]:
-                    self.c.later(self.resync(seat))
-            elif kind in ("ok", "error"):
-                future = self.answers.pop(msg.get("key"), None)
-                if future is not None and not future.done():
-                    future.set_result(msg)
-
     async def resync(self, seat):
         self.c.resyncs += 1
         try:

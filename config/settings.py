@@ -221,13 +221,19 @@ if REDIS_URL:
             # of failing when many sockets close at once (config/channel_layer.py).
             "BACKEND": "config.channel_layer.ChannelLayer",
             # channels-redis waits up to 5 s for a message while redis-py's own read timeout
-            # is 5 s too: an idle Daphne then drops sockets with "Timeout reading".
+            # is 5 s too: an idle Daphne then drops sockets with "Timeout reading". Twice
+            # that, and no more: a Redis that goes silent (packets lost, nothing refused) is
+            # noticed after this long, its sockets closed to reconnect; at 30 s a web host
+            # cut from Redis for 30 s sat on quiet sockets until TCP's retransmissions came
+            # back (bench/soak.py --hosts, tests/faults/test_hosts.py).
             # capacity: every socket of one Daphne process shares one Redis queue (its
             # "specific" channels), and past `capacity` messages waiting there channels-redis
             # drops group sends silently: 100 (the default) is one busy second of pushes
             # at a few hundred tables (bench/load.py, docs/load.md).
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": envint("REDIS_SOCKET_TIMEOUT", 10)}
+                ],
                 "capacity": envint("CHANNEL_CAPACITY", 2000),
                 "max_connections": envint("CHANNEL_REDIS_CONNECTIONS", 100),
             },

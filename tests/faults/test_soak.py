@@ -46,8 +46,10 @@ def test_a_short_soak_under_every_kind_of_fault_loses_nothing(tmp_path):
     assert "result: nothing lost" in out, out
     faults = re.search(r"(\d+) faults \((.*)\)", out)
     assert faults is not None, out
-    assert all(kind in faults.group(2) for kind in ("daphne", "worker", "beat", "redis")), out
-    assert "postgres 1" in faults.group(2) and "sessions 1" in faults.group(2), out
+    injected = dict(re.findall(r"([a-z]+) (\d+)", faults.group(2)))
+    kinds = ("daphne", "worker", "beat", "redis", "postgres", "sessions")
+    assert all(int(injected.get(kind, 0)) >= 1 for kind in kinds), out
     checked = re.search(r"acknowledged decisions checked: (\d+); lost 0, doubled 0", out)
     assert checked is not None and int(checked.group(1)) > 100, out
-    assert re.search(r"views: \d+ seat checks after 6 recoveries, 0 not back", out), out
+    views = re.search(r"views: \d+ seat checks after (\d+) recoveries, 0 not back", out)
+    assert views is not None and int(views.group(1)) == int(faults.group(1)), out
