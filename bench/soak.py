@@ -341,7 +341,8 @@ class OwnPostgres:
         if self.hosts:
             with open(self.data / "pg_hba.conf", "a") as hba:
                 hba.write(f"host all all {self.hosts.subnet} trust\n")
-            (self.data / "postgresql.conf").open("a").write("max_connections = 200\n")
+            with open(self.data / "postgresql.conf", "a") as conf:
+                conf.write("max_connections = 200\n")
         self._ctl("start")
         subprocess.run(
             ["psql", "-h", self.address, "-p", str(self.port), "-U", "postgres", "-qc",
