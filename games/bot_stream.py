@@ -47,6 +47,7 @@ CLOSE_BAD_TOKEN = seat_door.CLOSE_BAD_TOKEN
 CLOSE_NO_SEAT = seat_door.CLOSE_NO_SEAT
 CLOSE_SEAT_LOST = seat_door.CLOSE_SEAT_LOST
 CLOSE_TOO_MANY = seat_door.CLOSE_TOO_MANY
+CLOSE_SERVER_ERROR = seat_door.CLOSE_SERVER_ERROR
 MAX_MESSAGE = 16 * 1024  # as the game socket: a decision is a few hundred characters
 
 
@@ -126,13 +127,16 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             return
         self.registered = True
         self.refresh = Coalesced(self.send_state, f"game {self.game_id} for its bot stream")
-        self.groups_joined = (
+        groups = (
             push.program_group(self.game_id, seat),
             bot_tokens.token_group(token_id),
             push.user_group(user.pk),
         )
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+        who = f"bot stream of game {self.game_id} seat {seat}"
+        if not await push.join(self.channel_layer, self.channel_name, groups, who):
+            await self.close(code=CLOSE_SERVER_ERROR)
+            return
+        self.groups_joined = groups
         self.watcher = asyncio.ensure_future(self.watch())
         await self.send_state()
 
@@ -141,8 +145,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
             self.watcher.cancel()
         if self.refresh is not None:
             self.refresh.cancel()
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        await push.leave(self.channel_layer, self.channel_name, self.groups_joined)
         if self.present:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
         if self.registered:

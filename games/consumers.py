@@ -183,6 +183,16 @@ class CheckedSocket(AsyncJsonWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
+    async def join(self, *groups):
+        """Joins the socket's groups; False, with the socket closed as a server error (the
+        page reconnects, as after `layer_lost`), when the layer's Redis is out of reach."""
+        who = f"socket {self.scope['path']} of user {self.scope['user'].pk}"
+        if await push.join(self.channel_layer, self.channel_name, groups, who):
+            return True
+        await self.accept()
+        await self.close(code=CLOSE_SERVER_ERROR)
+        return False
+
     def access_code(self):
         """None while the socket may stay open, else the code to close it with."""
         raise NotImplementedError
@@ -269,11 +279,16 @@ class GameConsumer(CheckedSocket):
             )
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.group, self.reader = found
-        self.seat, last_seq = self.reader.seat, self.reader.game.last_seq
+        group, self.reader = found
+        self.seat = self.reader.seat
         self.chat_off = await database_sync_to_async(chat_views.is_off)(user.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
+        if not await self.join(group, push.user_group(user.pk)):
+            return
+        self.group = group
+        # Read once the socket is in its groups: an event committed before this is in the
+        # number (and the page resyncs), one after it comes as a push. Read before joining,
+        # an event committed in between came neither way.
+        last_seq = await database_sync_to_async(_last_seq)(self.game_id)
         await self.accept()
         if self.seat is not None:
             await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
@@ -288,9 +303,10 @@ class GameConsumer(CheckedSocket):
         if self.group is None:
             return
         self.stop_watching()
-        await self.channel_layer.group_discard(self.group, self.channel_name)
         user = self.scope["user"]
-        await self.channel_layer.group_discard(push.user_group(user.pk), self.channel_name)
+        await push.leave(
+            self.channel_layer, self.channel_name, (self.group, push.user_group(user.pk))
+        )
         if self.seat is not None:
             await database_sync_to_async(presence.seat_disconnected)(self.game_id, self.seat)
         else:
@@ -427,8 +443,8 @@ class SiteConsumer(CheckedSocket):
             await self.close(code=CLOSE_RESTRICTED)
             return
         self.refresh = Coalesced(self.send_waiting, f"the waiting games of user {user.pk}")
-        await self.channel_layer.group_add(push.waiting_group(user.pk), self.channel_name)
-        await self.channel_layer.group_add(push.user_group(user.pk), self.channel_name)
+        if not await self.join(push.waiting_group(user.pk), push.user_group(user.pk)):
+            return
         self.joined = True
         await self.accept()
         await database_sync_to_async(activity.seen)(user.pk)
@@ -442,8 +458,11 @@ class SiteConsumer(CheckedSocket):
         self.stop_watching()
         self.refresh.cancel()
         user = self.scope["user"]
-        await self.channel_layer.group_discard(push.waiting_group(user.pk), self.channel_name)
-        await self.channel_layer.group_discard(push.user_group(user.pk), self.channel_name)
+        await push.leave(
+            self.channel_layer,
+            self.channel_name,
+            (push.waiting_group(user.pk), push.user_group(user.pk)),
+        )
 
     def access_code(self):
         return account_access(self.scope["user"].pk, self.session_key)[1]

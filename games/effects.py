@@ -13,6 +13,7 @@ import logging
 import time
 from functools import partial
 
+import redis
 from celery import current_app
 from django.db import transaction
 
@@ -200,8 +201,11 @@ def game_changed(game_id, players, seq, game=None, state=None, reads=None):
             metrics.push_bytes.observe(
                 sum(len(message.get("html", "").encode()) for _, message in pushes)
             )
+    except (OSError, redis.RedisError) as exc:
+        # The event is committed; a page that missed this resyncs over HTTP once its socket
+        # is back (Redis lost: no traceback, it says nothing more than this).
+        log.warning("could not notify game %s of event %s: %s", game_id, seq, exc)
     except Exception:
-        # The event is committed; a page that missed this resyncs over HTTP.
         log.exception("could not notify game %s of event %s", game_id, seq)
 
 

@@ -11,6 +11,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import redis
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
@@ -48,6 +49,32 @@ def waiting_group(user_id):
     """Every site socket of one user (games.consumers.SiteConsumer): told after each event
     of a game they sit at, to read again which games wait on them."""
     return f"waiting-{user_id}"
+
+
+async def join(layer, channel_name, groups, who):
+    """Puts a socket's channel in its groups; False, with a warning, when the layer's Redis
+    cannot be reached (down, or cut off from this host): the socket is then closed as a
+    server error, which its page answers by reconnecting, instead of the handshake ending
+    in an exception. `who` names the socket in the warning."""
+    try:
+        for group in groups:
+            await layer.group_add(group, channel_name)
+    except (OSError, redis.RedisError) as exc:
+        log.warning("%s closed as it opened: the channel layer is out of reach (%s)", who, exc)
+        return False
+    return True
+
+
+async def leave(layer, channel_name, groups):
+    """Takes a closing socket's channel out of its groups; with Redis out of reach, leaves
+    them: a Redis that restarted has lost the groups anyway, and one cut off from this host
+    drops the channel when the group's membership expires (channels-redis's group_expiry).
+    A push meanwhile renders for the group as if someone listened, and nobody reads it."""
+    try:
+        for group in groups:
+            await layer.group_discard(group, channel_name)
+    except (OSError, redis.RedisError) as exc:
+        log.info("a closing socket left its groups to expire: %s", exc)
 
 
 def in_process(layer):

@@ -88,6 +88,15 @@ def test_redis_restarted_mid_game_loses_no_event_and_every_page_recovers(
         page.locator("#connection[data-state=offline]").wait_for(timeout=60_000)
     # Daphne closed them with a code its websocket library accepts (it raised on 1011).
     assert "invalid close code" not in stack.log("daphne"), stack.log("daphne")[-3000:]
+    # The pages try again while Redis is down: each socket is closed as it opens (it cannot
+    # join its groups), with one warning, not a handshake ending in an exception.
+    wait_until(
+        lambda: "the channel layer is out of reach" in stack.log("daphne"),
+        30,
+        "a socket refused while Redis is down",
+        lambda: stack.log("daphne")[-3000:],
+    )
+    assert "Exception inside application" not in stack.log("daphne"), stack.log("daphne")[-3000:]
 
     redis.start()
     # Every page reconnects and fetches what it missed (seq 4) over HTTP.

@@ -85,6 +85,35 @@ def test_a_seat_gets_its_own_fragments_after_each_event_and_nothing_else(four):
     async_to_sync(scenario)()
 
 
+def test_a_move_made_while_the_socket_joins_its_groups_is_not_missed(four, monkeypatch):
+    """A reconnecting page learns of a move committed while its socket was joining its
+    groups: either the hello counts it (and the page resyncs) or it comes as a push. The
+    socket that read the game before joining showed neither, and sat one event behind."""
+    game = make_started_game(four)
+    layer = get_channel_layer()
+    joining = layer.group_add
+    moved = []
+
+    async def join_after_a_move(group, channel):
+        if not moved:
+            moved.append(True)
+            await database_sync_to_async(move)(game, 2)
+        await joining(group, channel)
+
+    monkeypatch.setattr(layer, "group_add", join_after_a_move)
+
+    async def scenario():
+        comm = communicator(game, four[1])
+        hello = await connected(comm)
+        if hello["seq"] < 2:
+            push = await comm.receive_json_from(timeout=5)
+            assert push["type"] == "fragments" and push["seq"] == 2
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    assert moved and event_count(game) == 2
+
+
 def test_each_connected_seat_gets_a_different_rendering_of_the_same_event(four):
     game = make_started_game(four)
     hands = [[engine.card_name(c) for c in state_of(game).view(s)["hand"]] for s in range(4)]
