@@ -223,9 +223,10 @@ def main(argv=None):
     )
     parser.add_argument(
         "--server",
-        choices=["daphne", "uvicorn"],
+        choices=["daphne", "uvicorn", "granian"],
         default="daphne",
-        help="the ASGI server of the same application (uvicorn: uvloop, httptools)",
+        help="the ASGI server of the same application (uvicorn: uvloop, httptools; "
+        "granian: one process of --daphnes workers, or one per port with --route table)",
     )
     parser.add_argument(
         "--route",
@@ -420,12 +421,18 @@ class _Site:
             self.listeners.append(listener)
         self.ports = [listener.getsockname()[1] for listener in self.listeners]
         self.port = self.ports[0]
+        if self.server == "granian":
+            # Granian takes no inherited socket: it binds the ports picked here, freed for it,
+            # and shares one port among its own worker processes.
+            for listener in self.listeners:
+                listener.close()
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 -- kept if anything was written
             "w+", prefix="bench-load-", suffix=".log", delete=False
         )
         self.env = dict(os.environ, LOG_LEVEL="WARNING", CELERY_QUEUE=self.queue)
         self.schedule = tempfile.mkdtemp(prefix="bench-load-beat-")
-        for n in range(self.daphnes):
+        processes = 1 if self.server == "granian" and not self.route else self.daphnes
+        for n in range(processes):
             self.start(f"{self.server}-{n + 1}")
         self.start("celery-worker")
         self.start("celery-beat")
@@ -449,6 +456,13 @@ class _Site:
                 "--schedule", schedule,
             ], None  # fmt: skip
         n = int(name.rsplit("-", 1)[1]) - 1
+        if self.server == "granian":
+            workers = 1 if self.route else self.daphnes
+            return [
+                python, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1",
+                "--port", str(self.ports[n]), "--workers", str(workers), "--no-access-log",
+                "--log-level", "warning", "bench.asgi:application",
+            ], None  # fmt: skip
         listener = self.listeners[n % len(self.listeners)]
         fd = str(listener.fileno())
         if self.server == "uvicorn":

@@ -160,7 +160,7 @@ def _configure(postgres, redis):
     sys.path.insert(0, str(ROOT))
     os.environ.update(
         DJANGO_SETTINGS_MODULE="config.settings",
-        DATABASE_URL=f"postgres://postgres@{postgres.address}:{postgres.port}/wct_soak",
+        DATABASE_URL=postgres.url,
         REDIS_URL=f"redis://{redis.address}:{redis.port}/0",
         CELERY_QUEUE=f"soak-{uuid.uuid4().hex[:8]}",
     )
@@ -303,7 +303,7 @@ def _inject(kind, site, postgres, redis, hosts, rng):
     if kind == "postgres":
         postgres.restart()
         return "restarted"
-    ended = postgres.terminate("wct_soak")
+    ended = postgres.terminate(postgres.database)
     return f"{ended} sessions ended"
 
 
@@ -319,12 +319,18 @@ class OwnPostgres:
     """A PostgreSQL cluster of the soak's own, trust auth: on 127.0.0.1 and a free port, or
     with `hosts` on the db host's address and 5432, open to the other hosts."""
 
-    def __init__(self, directory, hosts=None):
+    def __init__(self, directory, hosts=None, database="wct_soak", conf=()):
         self.dir = Path(directory)
         self.data = self.dir / "data"
         self.hosts = hosts
         self.address = hosts.addr["db"] if hosts else "127.0.0.1"
         self.port = 5432 if hosts else _free_port()
+        self.database = database
+        self.conf = list(conf)  # lines added to postgresql.conf
+
+    @property
+    def url(self):
+        return f"postgres://postgres@{self.address}:{self.port}/{self.database}"
 
     def _run(self, *command):
         prefix = self.hosts.prefix("db") if self.hosts else []
@@ -332,23 +338,54 @@ class OwnPostgres:
             prefix += ["runuser", "-u", "postgres", "--"]
         subprocess.run(prefix + list(command), check=True, capture_output=True, timeout=120)
 
+    def own(self, path):
+        """Makes `path` the postgres user's when run as root (initdb refuses root: the
+        cluster and what it reads or writes are the postgres user's)."""
+        path.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(path, "postgres")
+
     def start(self):
-        self.dir.mkdir(parents=True)
-        if os.geteuid() == 0:  # initdb refuses root: the cluster is the postgres user's
-            shutil.chown(self.dir, "postgres")
+        self.own(self.dir)
+        if os.geteuid() == 0:
             shutil.chown(self.dir.parent, "postgres")
         self._run(_pg_bin("initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres")
         if self.hosts:
             with open(self.data / "pg_hba.conf", "a") as hba:
                 hba.write(f"host all all {self.hosts.subnet} trust\n")
-            with open(self.data / "postgresql.conf", "a") as conf:
-                conf.write("max_connections = 200\n")
+            self.conf.append("max_connections = 200")
+        with open(self.data / "postgresql.conf", "a") as conf:
+            conf.writelines(f"{line}\n" for line in self.conf)
         self._ctl("start")
         subprocess.run(
             ["psql", "-h", self.address, "-p", str(self.port), "-U", "postgres", "-qc",
-             "CREATE DATABASE wct_soak"],
+             f"CREATE DATABASE {self.database}"],
             check=True, capture_output=True, timeout=60,
         )  # fmt: skip
+
+    def base_backup(self, directory):
+        """A base backup of the running cluster into `directory` (plain files, with the WAL
+        it needs to be consistent), as the postgres user."""
+        self.own(Path(directory).parent)
+        self._run(
+            _pg_bin("pg_basebackup"), "-h", self.address, "-p", str(self.port), "-U", "postgres",
+            "-D", str(directory), "-X", "stream", "-c", "fast",
+        )  # fmt: skip
+
+    def recover(self, backup, restore_command, target_name):
+        """Starts this cluster from the base backup `backup`, replaying the archived WAL
+        (`restore_command`) up to the restore point `target_name`, then promoted to a
+        primary. Returns once it accepts writes."""
+        self.own(self.dir)
+        self._run("cp", "-a", str(backup), str(self.data))
+        with open(self.data / "postgresql.conf", "a") as conf:
+            conf.write(
+                f"restore_command = '{restore_command}'\n"
+                f"recovery_target_name = '{target_name}'\n"
+                "recovery_target_action = 'promote'\n"
+            )
+        self._run("touch", str(self.data / "recovery.signal"))
+        self._ctl("start")
 
     def _ctl(self, verb, *extra):
         options = f"-p {self.port} -k {self.dir} -c listen_addresses={self.address}"
