@@ -9,20 +9,28 @@ from config.asgi import django_asgi_app  # noqa: I001 -- sets Django up first
 from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
+from django.conf import settings
 from django.urls import path
 
 from bench.echo import EchoConsumer
+from config.sockets import HandshakeLimit
 from games.routing import websocket_urlpatterns
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(
-                URLRouter(
-                    [*websocket_urlpatterns, path("ws/echo/<int:room>/", EchoConsumer.as_asgi())]
+        "websocket": HandshakeLimit(
+            AllowedHostsOriginValidator(
+                AuthMiddlewareStack(
+                    URLRouter(
+                        [
+                            *websocket_urlpatterns,
+                            path("ws/echo/<int:room>/", EchoConsumer.as_asgi()),
+                        ]
+                    )
                 )
-            )
+            ),
+            settings.SOCKET_HANDSHAKES_WAITING,
         ),
     }
 )

@@ -9,20 +9,30 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
-from config.sockets import LoggedOriginValidator, RefuseUnroutablePaths, no_such_socket  # noqa: E402
+from config.sockets import (  # noqa: E402
+    HandshakeLimit,
+    LoggedOriginValidator,
+    RefuseUnroutablePaths,
+    no_such_socket,
+)
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Channels' AllowedHostsOriginValidator, each refusal logged; a path no route
-        # answers is refused with a close code, not a server error (config/sockets.py,
+        # At most SOCKET_HANDSHAKES_WAITING handshakes waiting at once; Channels'
+        # AllowedHostsOriginValidator, each refusal logged; a path no route answers is
+        # refused with a close code, not a server error (config/sockets.py,
         # docs/security.md).
-        "websocket": LoggedOriginValidator(
-            RefuseUnroutablePaths(
-                AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, no_such_socket]))
-            )
+        "websocket": HandshakeLimit(
+            LoggedOriginValidator(
+                RefuseUnroutablePaths(
+                    AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, no_such_socket]))
+                )
+            ),
+            settings.SOCKET_HANDSHAKES_WAITING,
         ),
     }
 )

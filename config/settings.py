@@ -214,6 +214,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Redis: channel layer, cache, Celery broker ---------------------------
 REDIS_URL = envstr("REDIS_URL", "")
 
+# Socket handshakes a web process lets wait for their answer at once; more are closed with
+# 4503 and their pages try again (config.sockets.HandshakeLimit).
+SOCKET_HANDSHAKES_WAITING = envint("SOCKET_HANDSHAKES_WAITING", 32)
+
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {

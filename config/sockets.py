@@ -11,6 +11,7 @@ pages (config.middleware).
 """
 
 import logging
+import time
 
 from channels.security.websocket import OriginValidator
 from django.conf import settings
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 
 CLOSE_UNROUTABLE_PATH = 4400  # like HTTP's 400: a path no route can hold
 CLOSE_NO_ROUTE = 4404  # like HTTP's 404: no socket lives at this path
+CLOSE_BUSY = 4503  # the server cannot take the socket now: try again (games.actions.seat_door)
 
 
 class Refusal:
@@ -72,3 +74,57 @@ class LoggedOriginValidator(OriginValidator):
         origin = parsed_origin.geturl() if parsed_origin is not None else None
         log.info("socket refused: its Origin %r is not in ALLOWED_HOSTS", origin)
         return False
+
+
+class HandshakeLimit:
+    """Wraps the socket routes: at most `limit` handshakes of this process waiting for their
+    application's answer (accept or refusal) at once; one more is accepted and closed at once
+    with 4503, which its page answers by trying again after its back-off.
+
+    A handshake's database work, and every page's request, take turns on the process's one
+    thread for synchronous code. When every socket reconnects at once (Redis restarted, a
+    Daphne gone) their handshakes queued there beyond Daphne's 5 s handshake time-out, were
+    dropped, tried again and queued again: the process served no socket again (bench/soak.py
+    found it, 20 minutes into a soak). Turned away at once, the extra handshakes cost nothing
+    and come back spread out by their back-offs."""
+
+    def __init__(self, inner, limit):
+        self.inner, self.limit = inner, limit
+        self.waiting = 0
+        self.turned_away = 0
+        self.said_at = 0.0  # when the last warning was written: one every 10 s at most
+
+    async def __call__(self, scope, receive, send):
+        if self.waiting >= self.limit:
+            return await self.busy(receive, send)
+        self.waiting += 1
+        answered = False
+
+        async def answering(message):
+            nonlocal answered
+            if not answered and message["type"] in ("websocket.accept", "websocket.close"):
+                answered = True
+                self.waiting -= 1
+            await send(message)
+
+        try:
+            return await self.inner(scope, receive, answering)
+        finally:
+            if not answered:
+                self.waiting -= 1
+
+    async def busy(self, receive, send):
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.close", "code": CLOSE_BUSY})
+        self.turned_away += 1
+        now = time.monotonic()
+        if now - self.said_at >= 10:
+            log.warning(
+                "%s socket handshakes turned away (4503): %s were waiting already",
+                self.turned_away,
+                self.waiting,
+            )
+            self.said_at, self.turned_away = now, 0

@@ -134,6 +134,27 @@ def _last_seq(game_id):
     return Game.objects.filter(pk=game_id).values_list("last_seq", flat=True).first() or 0
 
 
+# A handshake's database work in two trips to the sockets' one shared thread, not four: at a
+# reconnect of every socket at once (Redis restarted) the trips of every handshake and every
+# page's resync queue there (docs/load.md).
+def _opening(user, game_id):
+    """(group, reader, chat turned off) for this user at this game, or None (membership)."""
+    found = membership(user, game_id)
+    return None if found is None else (*found, chat_views.is_off(user.pk))
+
+
+def _arrived(game_id, seat, user_id):
+    """Counts the socket in (the seat's presence, or the spectators) and returns the game's
+    last event number. Read once the socket is in its groups: an event committed before it
+    is in the number (the page resyncs), one after it comes as a push; read before joining,
+    an event committed in between came neither way."""
+    if seat is not None:
+        presence.seat_connected(game_id, seat)
+    else:
+        spectators.joined(game_id, user_id)
+    return _last_seq(game_id)
+
+
 def _chat(game_id, user, text, key):
     """A chat line, in a thread of its own for the reason _decide gives."""
     try:
@@ -269,7 +290,7 @@ class GameConsumer(CheckedSocket):
             )
             await self.close(code=CLOSE_LOGGED_OUT)
             return
-        found = await database_sync_to_async(membership)(user, self.game_id)
+        found = await database_sync_to_async(_opening)(user, self.game_id)
         if found is None:
             log.info(
                 "socket of game %s refused to user %s",
@@ -279,21 +300,13 @@ class GameConsumer(CheckedSocket):
             )
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        group, self.reader = found
+        group, self.reader, self.chat_off = found
         self.seat = self.reader.seat
-        self.chat_off = await database_sync_to_async(chat_views.is_off)(user.pk)
         if not await self.join(group, push.user_group(user.pk)):
             return
         self.group = group
-        # Read once the socket is in its groups: an event committed before this is in the
-        # number (and the page resyncs), one after it comes as a push. Read before joining,
-        # an event committed in between came neither way.
-        last_seq = await database_sync_to_async(_last_seq)(self.game_id)
         await self.accept()
-        if self.seat is not None:
-            await database_sync_to_async(presence.seat_connected)(self.game_id, self.seat)
-        else:
-            await database_sync_to_async(spectators.joined)(self.game_id, user.pk)
+        last_seq = await database_sync_to_async(_arrived)(self.game_id, self.seat, user.pk)
         self.watch()
         # The page compares this with the number it shows and resyncs over HTTP if
         # anything happened between its rendering and this connection.

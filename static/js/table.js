@@ -284,7 +284,9 @@
       }
       setConnection("offline", "Reconnecting…");
       retry = Math.min(retry + 1, 5);
-      setTimeout(connect, 500 * 2 ** (retry - 1));
+      // Spread by a quarter either way: when the server dropped every socket at once, the
+      // pages do not all come back in the same instant, retry after retry.
+      setTimeout(connect, 500 * 2 ** (retry - 1) * (0.75 + Math.random() / 2));
     };
   }
 
