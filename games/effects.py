@@ -144,7 +144,11 @@ def _renderings(game, state, seats, holders, pages, memory, reads=None):
     if not pages:
         return []
     before = memory.previous(game.pk, game.last_seq) if memory is not None else None
-    rows = store.recent_events(game.pk, table.PUSH_LOG_ROWS) if reads is None else reads.rows
+    rows = (
+        store.recent_events(game.pk, table.PUSH_LOG_ROWS, upto=game.last_seq)
+        if reads is None
+        else reads.rows
+    )
     public = table.PublicTable(game, state, seats, rows)
     # The events the log's moves follow: a page must show every one up to it.
     log_after = public.log_after = max(

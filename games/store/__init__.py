@@ -486,11 +486,19 @@ _SEAT_FIELDS = [f.attname for f in Seat._meta.concrete_fields]
 _USER_NAME_FIELDS = ("id", "username", "display_name", "is_bot")
 
 
-def recent_events(game_id: int, limit: int | None) -> list[EventRow]:
+# An event number past any game's last (seq is a PostgreSQL integer).
+_NO_END = 2**31 - 1
+
+
+def recent_events(game_id: int, limit: int | None, upto: int | None = None) -> list[EventRow]:
     """The game's last `limit` events, oldest first, as (seq, events) rows: what the move
-    log needs, without building a model instance per row on every push."""
+    log needs, without building a model instance per row on every push. With `upto`, the
+    last ones up to that event: a page rendered at the event its game row was read at,
+    whatever move landed since (the rows are read in a statement of their own)."""
     if connection.vendor != "postgresql":
         newest = GameEvent.objects.filter(game_id=game_id).order_by("-seq")
+        if upto is not None:
+            newest = newest.filter(seq__lte=upto)
         return [
             EventRow(seq, events) for seq, events in newest.values_list("seq", "events")[:limit]
         ][::-1]
@@ -498,10 +506,11 @@ def recent_events(game_id: int, limit: int | None) -> list[EventRow]:
     if sql is None:
         sql = _sql["recent"] = (
             f"SELECT {_q('seq')}, {_q('events')} FROM {_q(GameEvent._meta.db_table)} "
-            f"WHERE {_q('game_id')} = %s ORDER BY {_q('seq')} DESC LIMIT %s"
+            f"WHERE {_q('game_id')} = %s AND {_q('seq')} <= %s "
+            f"ORDER BY {_q('seq')} DESC LIMIT %s"
         )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game_id, limit])
+        cursor.execute(sql, [game_id, upto if upto is not None else _NO_END, limit])
         rows = cursor.fetchall()
     return [EventRow(seq, raw=events) for seq, events in reversed(rows)]
 
@@ -547,7 +556,9 @@ def load_state(game: Game, snapshot: GameSnapshot | None = None) -> engine.GameS
     snapshot = snapshot or game.snapshot
     state = engine.GameState.from_dict(snapshot.state)
     if snapshot.seq < game.last_seq:
-        later = GameEvent.objects.filter(game_id=game.pk, seq__gt=snapshot.seq).order_by("seq")
+        later = GameEvent.objects.filter(
+            game_id=game.pk, seq__gt=snapshot.seq, seq__lte=game.last_seq
+        ).order_by("seq")
         for row in later:
             if row.action is not None:
                 state.act(cast(int, row.seat), row.action)  # as in `replay` below

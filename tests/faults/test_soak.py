@@ -1,5 +1,5 @@
 """The soak under faults (bench/soak.py), short: five tables (of 4, 6 and 8) played by real
-websocket players for three and a half minutes while one fault of each kind comes in turn (a
+websocket players for four minutes while one fault of each kind comes in turn (a
 Daphne killed, the worker killed, beat killed, Redis restarted, PostgreSQL restarted, every
 database session ended). It must end with nothing lost: every acknowledged decision in the
 log once, no event nobody made, every game replayed and every deal verified, no game stuck,
@@ -37,7 +37,7 @@ def test_a_short_soak_under_every_kind_of_fault_loses_nothing(tmp_path):
     }
     done = subprocess.run(
         [sys.executable, "-m", "bench.soak", "--tables", "3", "--tables-6", "1",
-         "--tables-8", "1", "--minutes", "3.5", "--fault-every", "15", "--warmup", "10",
+         "--tables-8", "1", "--minutes", "4", "--fault-every", "15", "--warmup", "10",
          "--quiet", "30", "--daphnes", "2"],
         cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=540,
     )  # fmt: skip

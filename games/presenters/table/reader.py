@@ -64,5 +64,5 @@ def _reads(
     if seats is None:
         seats = store.table_seats(game.pk)
     if rows is None:
-        rows = store.recent_events(game.pk, log.LOG_LENGTH)
+        rows = store.recent_events(game.pk, log.LOG_LENGTH, upto=game.last_seq)
     return state, seats, rows

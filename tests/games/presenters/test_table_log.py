@@ -147,3 +147,29 @@ def test_the_pick_button_says_swap_card_in_a_symbol_swap_and_pass_card_in_the_se
             break
         play_random(game, rng)
     assert labels == {"setup": ("Pass card", "Pass card"), "swap": ("Swap card", "Swap card")}
+
+
+def test_a_page_shows_the_table_at_the_event_its_game_was_read_at():
+    """A page reads its game row, then its rows of the log and the state in statements of
+    their own: a move landing in between is not shown on a page that says it is one event
+    earlier (its hand's trade note, its log), and the state is not run past it."""
+    game = started(4, 45)
+    rng = random.Random(45)
+    for _ in range(6):
+        play_random(game, rng)
+    before = Game.objects.select_related("snapshot").get(pk=game.pk)  # the page's game row
+    state_then = store.load_state(before).to_dict()
+    earlier_snapshot = before.snapshot
+    play_random(game, rng)  # a move lands before the page reads the rest
+    play_random(game, rng)
+    game.refresh_from_db()
+    assert game.last_seq == before.last_seq + 2
+
+    context = table.table_context(before, 0)
+    assert context["public"].rows[-1].seq == before.last_seq
+    # The state from an older snapshot and the events after it stops at the game's event.
+    at_event = Game.objects.get(pk=game.pk)
+    at_event.last_seq = before.last_seq + 1
+    replayed = store.load_state(at_event, earlier_snapshot).to_dict()
+    assert replayed != state_then  # one event on from the snapshot
+    assert replayed != store.load_state(game).to_dict()  # and not two
