@@ -25,14 +25,23 @@ run: migrate
 # The import rules first (pyproject.toml, [tool.importlinter]), then ruff over the whole tree
 # (lint, import order, the complexity limit, the format) and mypy over the whole site
 # ([tool.mypy]: strict on the engine and the seat door, every function annotated in the
-# actions, presenters and store); pytest exits 5 when it collected no tests: a failure too.
+# actions, presenters and store). Then pytest twice: every test but the fault tests on
+# TEST_WORKERS processes (pytest-xdist; `auto` is one a core), then the fault tests (marked
+# `alone` by tests/conftest.py) one at a time, since they judge recoveries against windows
+# of seconds. Both always run; pytest exits 5 when it collected no tests, which fails only
+# when neither run collected any (PYTEST_ARGS="tests/lobby" leaves no fault test to run).
+TEST_WORKERS ?= auto
+
 test: install
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; exit $$rc
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 8 --dist loadfile -m "not alone" \
+		$(PYTEST_ARGS); rest=$$?; \
+	$(BIN)/python -m pytest -m alone $(PYTEST_ARGS); alone=$$?; \
+	if [ $$rest -eq 5 ] && [ $$alone -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; \
+	for rc in $$rest $$alone; do [ $$rc -eq 0 ] || [ $$rc -eq 5 ] || exit $$rc; done
 
 bench: migrate
 	$(BIN)/python manage.py bench_decisions

@@ -7,6 +7,7 @@ Set DATABASE_URL and REDIS_URL to run on PostgreSQL and Redis.
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 
@@ -213,6 +214,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery broker ---------------------------
 REDIS_URL = envstr("REDIS_URL", "")
+# `make test` runs the suite in parallel (pytest-xdist), and each worker, which has a test
+# database of its own, gets a Redis database of its own too: worker n uses database n + 1 of
+# the same server, so that no worker's pushes, cache or Celery tasks (with the broker below,
+# taken from REDIS_URL) reach another's. The processes a test starts inherit the worker's
+# name and land on the same database.
+if REDIS_URL and os.environ.get("PYTEST_XDIST_WORKER", "").startswith("gw"):
+    _parts = urlsplit(REDIS_URL)
+    _database = int(os.environ["PYTEST_XDIST_WORKER"][2:]) + 1
+    REDIS_URL = urlunsplit(_parts._replace(path=f"/{_database}"))
 
 # Socket handshakes a web process lets wait for their answer at once; more are closed with
 # 4503 and their pages try again (config.sockets.HandshakeLimit).

@@ -9,6 +9,7 @@ import re
 import socket
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
@@ -27,6 +28,19 @@ from lobby import services as lobby
 # Bots move at once in the tests (and in the workers and servers they start), unless a test
 # of the bots' human pace sets it: a game of bots at a person's pace takes minutes.
 os.environ["BOT_PACE_MS"] = "0"
+
+
+# The fault tests restart servers, kill processes and judge each recovery against a window of
+# seconds: `make test` runs them after the rest, one at a time, with the machine to
+# themselves (the rest run in parallel).
+ALONE = (Path(__file__).parent / "faults", Path(__file__).parent / "e2e" / "faults")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if any(item.path.is_relative_to(folder) for folder in ALONE):
+            item.add_marker(pytest.mark.alone)
 
 
 @pytest.fixture(autouse=True)
