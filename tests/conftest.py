@@ -9,6 +9,7 @@ import re
 import socket
 import threading
 import uuid
+import zlib
 from pathlib import Path
 
 import pytest
@@ -79,8 +80,16 @@ def fresh_cache():
 
 
 PASSWORD = "wild-cards-correct-horse-9"
-# Fixed seeds, so that a failing test deals the same cards when run again.
+# Fixed seeds, so that a failing test deals the same cards when run again: each test's games
+# are dealt from seeds of its own, taken from its name, not from how many games the tests
+# before it on its process made (which pytest-xdist changes from run to run).
 _seeds = itertools.count(20240)
+
+
+@pytest.fixture(autouse=True)
+def deals_of_its_own(request):
+    global _seeds
+    _seeds = itertools.count(zlib.crc32(request.node.nodeid.encode()) % 10_000_000 * 100)
 
 
 def make_user(username, **fields):
