@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from channels.layers import channel_layers
 from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.core.cache.backends import locmem
@@ -47,6 +48,16 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(autouse=True)
 def bots_move_at_once(settings):
     settings.BOT_PACE_MS = 0
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """A channel layer of its own for each test. channels keeps one layer a process, and the
+    Redis layer keeps a lock bound to the event loop it last read on: a test whose consumer
+    was cancelled in the middle of a read leaves that lock held on a loop that is gone, and
+    the next test to read the layer fails ("bound to a different event loop"). On several
+    processes, which test comes before which changes from run to run."""
+    channel_layers.backends = {}
 
 
 def clear_the_cache():
