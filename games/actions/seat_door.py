@@ -8,7 +8,7 @@ A seat is reached four ways, each an adapter of a few lines around this module:
   table's status bar;
 - the table socket (games.consumers, games.act_frames): `person_at`, when it connected; an
   `act` frame; an error frame;
-- the Bot API's POST (games.api.routes): `program_at` (the bot token); a JSON body; the HTTP
+- the Bot API's POST (games.api.routes.play): `program_at` (the bot token); a JSON body; the HTTP
   status and `{"detail": reason}`;
 - the Bot API's stream (games.bot_stream, games.act_frames): `program_at`, when it
   connected; an `act` frame; an error frame.

@@ -8,7 +8,8 @@ judged and timed exactly like a click.
 
 from ninja import NinjaAPI
 
-from games.api import auth, routes
+from games.api import auth
+from games.api.routes import router
 
 api = NinjaAPI(
     title="Wild Cards Teams Bot API",
@@ -21,4 +22,4 @@ api = NinjaAPI(
     auth=auth.BotToken(),
 )
 auth.install_error_handlers(api)
-api.add_router("/", routes.router)
+api.add_router("/", router)
