@@ -23,7 +23,8 @@ from celery.app.trace import LOG_RECEIVED, LOG_SUCCESS
 # The site's tasks (games/tasks.py), whose "received" and "succeeded" lines say nothing an
 # operator needs: the beat's sweeps (sweep_clocks, also the outbox's; wake_stalled_bots),
 # the real-time countdown (fire_clock), the emails after a move (deliver_emails), the
-# bots' moves (play_bot), and the worker's heartbeat for /readyz. Each logs what it changed.
+# bots' moves (play_bot), the hourly pruning of the bot accounts' events
+# (prune_account_events), and the worker's heartbeat for /readyz. Each logs what it changed.
 ROUTINE_TASKS = frozenset(
     {
         "config.celery.heartbeat",
@@ -32,6 +33,7 @@ ROUTINE_TASKS = frozenset(
         "games.tasks.fire_clock",
         "games.tasks.deliver_emails",
         "games.tasks.play_bot",
+        "games.tasks.prune_account_events",
     }
 )
 

@@ -138,6 +138,10 @@ class Game(models.Model):
     # Seat numbers played by bots, copied from Seat at the start (and whenever
     # a seat is handed to a bot) so that a decision need not query the seats.
     bot_seats = models.JSONField(default=list, blank=True)
+    # {"<seat>": user id} of the seats bot accounts held at the deal, written with it, so
+    # that a decision tells their event streams (games.actions.account_events) without
+    # querying the seats; {} for a game of people and site bots.
+    account_seats = models.JSONField(default=dict, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Clocks and presence (every key is described in docs/clocks.md).
@@ -579,3 +583,33 @@ class ChatSetting(models.Model):
     )
     muted = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class AccountEvent(models.Model):
+    """One event of a bot account's event stream (games.actions.account_events): an
+    invitation, a seat, a game's start and end, its turn, a time-out, a stand-in.
+
+    Written in the transaction of what it tells, so it exists exactly when that happened;
+    read by id (the stream's cursor) and pruned after ACCOUNT_EVENTS_KEEP_DAYS. People's
+    accounts have none. `data` holds ids, seats, counts and results, never a card."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_events"
+    )
+    kind = models.CharField(max_length=24)
+    # A plain id, not a foreign key: the stream reads no game through it, and a key's
+    # index would be one more to write with every decision of a bot account's game.
+    game_id = models.BigIntegerField(null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            # The stream's read: one account's events after an id.
+            models.Index(fields=["user", "id"], name="account_event_cursor"),
+            # The pruning, and the stream's look at what may still be committing.
+            models.Index(fields=["created_at"], name="account_event_created"),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} for {self.user_id} (#{self.pk})"

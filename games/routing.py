@@ -1,5 +1,6 @@
 from django.urls import path
 
+from games.account_stream import AccountStreamConsumer
 from games.bot_stream import BotStreamConsumer
 from games.consumers import GameConsumer, SiteConsumer
 from games.metrics import counted_sockets
@@ -12,5 +13,9 @@ websocket_urlpatterns = [
     path(
         "api/bot/games/<int:game_id>/stream",
         counted_sockets("bot_stream", BotStreamConsumer.as_asgi()),
+    ),
+    # The account's events (docs/bot-accounts.md), beside GET /api/bot/events.
+    path(
+        "api/bot/events/stream", counted_sockets("account_stream", AccountStreamConsumer.as_asgi())
     ),
 ]

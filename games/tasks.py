@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import metrics, store
-from games.actions import decisions, outbox, timeouts
+from games.actions import account_events, decisions, outbox, timeouts
 from games.bots import play as botplay
 from games.models import Game, GameEvent
 from games.store import seats
@@ -134,3 +134,10 @@ def fire_clock(game_id: int) -> bool:
 @shared_task(ignore_result=True)
 def deliver_emails(game_id: int) -> int:
     return outbox.deliver_outbox(game_id=game_id)
+
+
+@shared_task(ignore_result=True)
+def prune_account_events() -> int:
+    """The beat's hourly pruning of the bot accounts' events older than
+    ACCOUNT_EVENTS_KEEP_DAYS (games.actions.account_events): one indexed delete."""
+    return account_events.prune()

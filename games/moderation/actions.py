@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import AccountAudit, User
 from games import effects
-from games.actions import decisions
+from games.actions import account_events, decisions
 from games.models import Game, Seat
 from games.moderation import staff
 from games.moderation.models import Report
@@ -87,6 +87,7 @@ def abort_table(game_id, moderator, reason):
                 f"Table {game.pk} is already {game.get_status_display().lower()}."
             )
         now = timezone.now()
+        account_events.aborted(game)
         return _append(
             game,
             what="abort",
@@ -171,6 +172,7 @@ def _replace(game, number, moderator, reason, level, *, what):
     now = timezone.now()
     running = game.status == Game.Status.ACTIVE
     columns = _bot_columns(game, number, now) if running else {}
+    account_events.moderator_took(game, number, columns)
     event = _append(
         game,
         what=what,
