@@ -16,6 +16,7 @@ These functions block on the cache: a consumer calls them through sync_to_async.
 
 import hashlib
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 from asgiref.sync import async_to_sync
@@ -159,6 +160,44 @@ def _tell_streams(token_id):
         async_to_sync(layer.group_send)(token_group(token_id), {"type": "token.revoked"})
 
 
+@dataclass(frozen=True)
+class Quota:
+    """The account's requests as one request left them: what the `X-RateLimit-*` headers
+    of a Bot API answer say (docs/bot-api.md, "Limits")."""
+
+    limit: int  # requests per window
+    remaining: int  # left in the running window (0 when refused)
+    reset: int  # seconds until the running window ends
+    wait: int  # 0: the request may go on; else refused, and the seconds to wait
+
+    def headers(self):
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset),
+        }
+
+    def given_back(self):
+        """The quota once one request was given back (`refund`)."""
+        return Quota(self.limit, min(self.limit, self.remaining + 1), self.reset, self.wait)
+
+
+def charge_quota(user_id):
+    """`charge`, with the numbers of the account's window as this request left them."""
+    limit = settings.API_RATE_LIMIT
+    used = ratelimit.hit(RATE_SCOPE, user_id, settings.API_RATE_WINDOW)
+    reset = ratelimit.retry_after(RATE_SCOPE, user_id)
+    wait = max(1, reset) if used > limit else 0
+    return Quota(limit=limit, remaining=max(0, limit - used), reset=reset, wait=wait)
+
+
+def refund(user_id):
+    """Gives back one request of bot account `user_id`: its decision was not saved because
+    the server lost its database (a 503), which the program is told to send again, so the
+    retry costs nothing. Every other refusal counts (docs/bot-api.md, "Limits")."""
+    ratelimit.give_back(RATE_SCOPE, user_id)
+
+
 def charge(user_id):
     """Counts one request of bot account `user_id`: an HTTP request of any of its tokens
     (games.api.auth) or an `act` frame of any of its streams (games.bot_stream). Returns 0
@@ -169,9 +208,7 @@ def charge(user_id):
     in the cache, shared by every process). A refused request is counted too, but a window
     never moves its end: a bot that keeps calling while refused waits no longer than one
     that stops, and is let in again as soon as the window is over."""
-    if ratelimit.hit(RATE_SCOPE, user_id, settings.API_RATE_WINDOW) > settings.API_RATE_LIMIT:
-        return max(1, ratelimit.retry_after(RATE_SCOPE, user_id))
-    return 0
+    return charge_quota(user_id).wait
 
 
 # Open streams: API_STREAMS_PER_BOT slots per account, each a cache key holding the

@@ -36,11 +36,23 @@ def hit(scope, ident, window):
         return 1
 
 
+def give_back(scope, ident):
+    """Uncounts one attempt of the running window (none running: nothing to give back)."""
+    key = _key(scope, ident)
+    try:
+        if cache.get(key, 0) > 0:
+            cache.decr(key)
+    except ValueError:  # expired meanwhile: its window is over anyway
+        pass
+
+
 def retry_after(scope, ident):
     """Seconds until the running window ends (0 when none is running)."""
     key = _key(scope, ident)
-    end = cache.get(f"{key}:end")
-    if end is None or not cache.get(key):
+    # One round trip: the Bot API asks on every request, for its X-RateLimit-Reset header.
+    found = cache.get_many([key, f"{key}:end"])
+    end = found.get(f"{key}:end")
+    if end is None or not found.get(key):
         return 0
     return max(0, math.ceil(end - time.time()))
 

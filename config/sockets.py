@@ -10,8 +10,10 @@ any route, is refused before any route or the session sees it, by the same rule 
 pages (config.middleware).
 """
 
+import json
 import logging
 import time
+from urllib.parse import urlparse
 
 from channels.security.websocket import OriginValidator
 from django.conf import settings
@@ -57,16 +59,55 @@ class RefuseUnroutablePaths:
 no_such_socket = re_path(r"", Refusal(CLOSE_NO_ROUTE))
 
 
+# The Bot API's sockets: a program, not a page, is at the other end, and it reads a close
+# code and a reason where a page's refusal is a bare HTTP 403.
+PROGRAM_SOCKETS = "/api/bot/"
+CLOSE_BAD_ORIGIN = 4403
+BAD_ORIGIN = (
+    "Send an Origin header naming this site, e.g. Origin: https://<its host>: "
+    "sockets from other origins are refused."
+)
+
+
+def origin_of(scope):
+    """The handshake's Origin header, parsed as Channels' OriginValidator parses it."""
+    for name, value in scope.get("headers", []):
+        if name == b"origin":
+            try:
+                return urlparse(value.decode("latin1"))
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
 class LoggedOriginValidator(OriginValidator):
     """Channels' AllowedHostsOriginValidator (a page of another site may not open a socket
     with its visitor's cookies), with a line in the logs for each handshake it refuses: a
-    proxy that rewrites the host, or ALLOWED_HOSTS missing a name, shows there."""
+    proxy that rewrites the host, or ALLOWED_HOSTS missing a name, shows there.
+
+    A Bot API socket it refuses is accepted and closed at once with 4403, after a
+    `closing` frame that says why, as the streams' own refusals are (games.bot_stream):
+    nothing of the site is read or sent before the close, so accepting it gives another
+    origin nothing, and the program learns what to fix instead of reading a bare 403."""
 
     def __init__(self, application):
         allowed = settings.ALLOWED_HOSTS
         if settings.DEBUG and not allowed:
             allowed = ["localhost", "127.0.0.1", "[::1]"]
         super().__init__(application, allowed)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "websocket" or not scope["path"].startswith(PROGRAM_SOCKETS):
+            return await super().__call__(scope, receive, send)
+        if self.valid_origin(origin_of(scope)):
+            return await self.application(scope, receive, send)
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        frame = {"type": "closing", "code": CLOSE_BAD_ORIGIN, "reason": BAD_ORIGIN}
+        await send({"type": "websocket.send", "text": json.dumps(frame)})
+        await send({"type": "websocket.close", "code": CLOSE_BAD_ORIGIN, "reason": BAD_ORIGIN})
 
     def valid_origin(self, parsed_origin):
         if super().valid_origin(parsed_origin):

@@ -22,7 +22,8 @@ a ban, a moderator taking the seat), when the lobby changes who holds its seat (
 group), after a decision the write door refused because the seat is no longer the bot's,
 and every RECHECK_SECONDS in any case. A refused handshake is accepted and then
 closed with its code, so that a program sees why (an unaccepted one reaches it as a bare
-HTTP 403).
+HTTP 403); every close is preceded by a `closing` frame with the code and the reason in
+words (CLOSE_REASONS).
 """
 
 import asyncio
@@ -35,7 +36,7 @@ from django.db import transaction
 
 from accounts import bot_tokens
 from games import act_frames, push
-from games.actions import access, presence, seat_door
+from games.actions import access, decisions, presence, seat_door
 from games.models import Game
 from games.presenters.bot_view import seat_state
 from games.push.coalesce import Coalesced
@@ -49,6 +50,18 @@ CLOSE_SEAT_LOST = seat_door.CLOSE_SEAT_LOST
 CLOSE_TOO_MANY = seat_door.CLOSE_TOO_MANY
 CLOSE_SERVER_ERROR = seat_door.CLOSE_SERVER_ERROR
 MAX_MESSAGE = 16 * 1024  # as the game socket: a decision is a few hundred characters
+
+# Why the stream closed, in words: sent in a `closing` frame just before the close, and as
+# the close frame's reason. Daphne (4.2) drops an application's close reason and sends the
+# code alone, so the frame is what a program can count on; a server that keeps the reason
+# sends it as well. A close frame's reason holds at most 123 bytes: these are shorter.
+CLOSE_REASONS = {
+    CLOSE_BAD_TOKEN: "No valid bot token: send 'Authorization: Bearer <token>' of a live token.",
+    CLOSE_NO_SEAT: "This bot account holds no seat at this game.",
+    CLOSE_SEAT_LOST: "This seat is no longer this bot account's.",
+    CLOSE_TOO_MANY: "This bot account has too many streams open: close one first.",
+    CLOSE_SERVER_ERROR: "The server cannot carry on with this stream: reconnect shortly.",
+}
 
 
 def recheck_seconds():
@@ -117,7 +130,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
                 code,
                 extra={"game": self.game_id},
             )
-            await self.close(code=code)
+            await self.close_for(code)
             return
         self.reader, self.token_id = reader, token_id
         self.user, self.seat = user, seat = reader.user, reader.seat
@@ -134,7 +147,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         )
         who = f"bot stream of game {self.game_id} seat {seat}"
         if not await push.join(self.channel_layer, self.channel_name, groups, who):
-            await self.close(code=CLOSE_SERVER_ERROR)
+            await self.close_for(CLOSE_SERVER_ERROR)
             return
         self.groups_joined = groups
         self.watcher = asyncio.ensure_future(self.watch())
@@ -160,8 +173,15 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         return True
 
     async def close_for(self, code):
+        """Closes the stream with `code`, saying why first (a `closing` frame, which old
+        programs pass over as a message of a type they do not know); nothing goes out
+        after it."""
+        if self.closing:
+            return
         self.closing = True
-        await self.close(code=code)
+        reason = CLOSE_REASONS[code]
+        await self.send_json({"type": "closing", "code": code, "reason": reason})
+        await self.close(code=code, reason=reason)
 
     async def watch(self):
         """Checks access every RECHECK_SECONDS, and catches up on a push it may have missed
@@ -239,8 +259,9 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         await self.receive_json(content)
 
     async def receive_json(self, content, **kwargs):
-        """`{"type": "act", "action": ..., "key": ...}`: a decision, as POST
-        /api/bot/games/<id>/decisions; answered `ok` with its seq or `error`."""
+        """`{"type": "act", "action": ..., "key": ..., "seq": n?}`: a decision, as POST
+        /api/bot/games/<id>/decisions, `seq` included; answered `ok` with its seq and
+        `replayed`, or `error`."""
         if not isinstance(content, dict) or content.get("type") != "act":
             await self.error("The stream understands only act messages.")
             return
@@ -252,7 +273,10 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
                 key=content.get("key"),
             )
             return
-        await act_frames.act(self, self.reader, content)
+        refused = await act_frames.act(self, self.reader, content)
+        if isinstance(refused, decisions.DecisionNotSaved):
+            # The server's failure: the program sends the same key again, at no cost.
+            await database_sync_to_async(bot_tokens.refund)(self.user.pk)
 
     async def error(self, message, key=None):
         await self.send_json(seat_door.error_frame(message, key))

@@ -23,7 +23,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from games import effects, engine, metrics, store
-from games.actions import clock, ratings
+from games.actions import account_events, clock, ratings
 from games.engine import GameState
 from games.engine.types import Action, Event, SeatView
 from games.models import Game, GameEvent, GameSnapshot
@@ -50,7 +50,12 @@ class GameNotActive(DecisionRefused):
 
 
 class StaleDecision(DecisionRefused):
-    """The game moved on since the caller looked at it (see `expected_seq`)."""
+    """The seat's position changed since the caller looked at it (see `expected_seq`)."""
+
+
+class FutureSeq(DecisionRefused):
+    """`expected_seq` names an event the game has not had: the caller cannot have read it
+    from this game (another game's state, or a number made up)."""
 
 
 class IdempotencyConflict(DecisionRefused):
@@ -114,6 +119,7 @@ _REFUSAL_REASON = {
     IllegalDecision: "illegal",
     GameNotActive: "not_active",
     StaleDecision: "stale",
+    FutureSeq: "future_seq",
     IdempotencyConflict: "key_reused",
     SeatLost: "seat_lost",
     SeatTakenOver: "bot_for_good",
@@ -216,8 +222,9 @@ def apply_decision(
     used before replays without calling it.
 
     Raises IllegalDecision (the engine's message; nothing changes),
-    GameNotActive, StaleDecision (when `expected_seq` is given and the game's
-    last event is another one), IdempotencyConflict (the key was used for a
+    GameNotActive, StaleDecision (when `expected_seq` is given and an event after
+    it changed what the seat may do: `still_valid`), FutureSeq (`expected_seq` is
+    past the game's last event), IdempotencyConflict (the key was used for a
     different decision), SeatLost (the user no longer holds the seat, or is
     banned or suspended), SeatTakenOver (three time-outs handed the seat to a
     bot) and Game.DoesNotExist.
@@ -244,8 +251,8 @@ def apply_decision(
                 return DecisionResult(prior, replayed=True, game=game)
         if game.status != Game.Status.ACTIVE:
             raise GameNotActive("This game is not being played.")
-        if expected_seq is not None and expected_seq != game.last_seq:
-            raise StaleDecision("The game has moved on; look again.")
+        if expected_seq is not None:
+            _check_seq(game, seat, expected_seq)
         if actor == GameEvent.Actor.PERSON and seats.for_good(game, seat):
             raise SeatTakenOver(BOT_FOR_GOOD)
         state = store.load_state(game)
@@ -274,6 +281,60 @@ def apply_decision(
             columns=columns,
         )
     return DecisionResult(event, replayed=False, game=game)
+
+
+# Engine events a pick records while the pass or swap it belongs to is still open
+# (games.engine.trades): the public "someone has chosen" and the chooser's own card.
+_PICK_ONLY = frozenset({"picked", "pick"})
+STALE = "The game has moved on since event {seq}: your seat's position changed; look again."
+FUTURE = (
+    "There is no event {seq} in this game yet (its last is {last}): send the seq of a state "
+    "you read from this game."
+)
+
+
+def _check_seq(game: Game, seat: int, expected_seq: int) -> None:
+    """Under the game's lock: the decision of `seat`, made on what it saw at event
+    `expected_seq`, still means what it meant then. Raises FutureSeq or StaleDecision."""
+    if expected_seq > game.last_seq:
+        raise FutureSeq(FUTURE.format(seq=expected_seq, last=game.last_seq))
+    if expected_seq < game.last_seq and not still_valid(game.pk, seat, expected_seq):
+        raise StaleDecision(STALE.format(seq=expected_seq))
+
+
+def still_valid(game_id: int, seat: int, since: int) -> bool:
+    """Whether nothing recorded after event `since` changed what `seat` may do.
+
+    The rule (docs/bot-api.md, "Decisions"): a decision is stale unless every later event
+    is one of
+    - another seat's pick in a simultaneous setup pass or symbol swap that left the pick
+      open (its engine events are only `picked`/`pick`: the pass or swap has not been made),
+    - an event that leaves the engine's state as it is (a moderator's note; not the deal).
+    Such events change the seat's view only in who has chosen (`waiting_on`, `picked`):
+    its hand, its decision, its legal actions, the discard and the turn are as they were,
+    so the decision means what it meant. Anything else (a play, a draw, a give, a pick
+    that completed the pass, the seat's own earlier decision) changes the seat's view, and
+    the decision is refused: the program must look again. Reads only the event rows after
+    `since`, in order, and stops at the first that changes something."""
+    rows = GameEvent.objects.filter(game_id=game_id).order_by("seq")
+    while True:
+        # A few rows at a time (the first that changes something ends it), by seq, so no
+        # server-side cursor is needed.
+        chunk = list(
+            rows.filter(seq__gt=since).values_list("seq", "seat", "kind", "action", "events")[:16]
+        )
+        if not chunk:
+            return True
+        for _seq, row_seat, kind, action, events in chunk:
+            if action is None:
+                if kind == "deal":
+                    return False
+                continue  # a note: the engine's state is as it was
+            if kind != "pass" or row_seat == seat:
+                return False
+            if any(event.get("type") not in _PICK_ONLY for event in events or ()):
+                return False
+        since = chunk[-1][0]
 
 
 def start_game(game_id: int) -> GameEvent:
@@ -373,6 +434,7 @@ def _record(
     if spectator_view.get("game_over"):
         columns.update(status=Game.Status.FINISHED, finished_at=now, **nothing_pending())
         bots_to_move = []
+    account_events.game_moved(game, seq, kind, seat, actor, events, columns, spectator_view)
     event = _write(
         game,
         seq,

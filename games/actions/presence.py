@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import deadlines, effects, store
-from games.actions import clock
+from games.actions import account_events, clock
 from games.deadlines import Presence
 from games.models import Game
 from games.store import seats
@@ -52,6 +52,7 @@ def seat_connected(game_id: int, seat: int) -> Presence | None:
         countdown: dict[str, datetime] = {}
         if seats.away(game, seat):
             changes.hand_back(seat)
+            account_events.stand_in_ended(game, seat)
             effects.log_on_commit(
                 log,
                 "game %s: seat %s is back, its bot stands down",

@@ -45,13 +45,18 @@ CLOSE_TOO_MANY: Final = 4429  # a stream: the bot account has its API_STREAMS_PE
 
 NOT_A_MOVE: Final[dict[Kind, str]] = {
     PERSON: "That is not a move.",
-    PROGRAM: "That is not a move: see the action shapes in docs/bot-api.md.",
+    PROGRAM: "That is not a move: see the action shapes at /bots/docs/model/#actions.",
     "spectator": "That is not a move.",
 }
 BAD_KEY: Final = (
     f"Every move needs its key, 1 to {moves.MAX_KEY} printable characters: "
     "reload the page, or send the move again with one."
 )
+BAD_SEQ: Final = (
+    "seq, when sent, is the number of the game's last event as your state showed it: "
+    "a whole number from 0."
+)
+MAX_SEQ: Final = 2**31 - 1  # event numbers are PostgreSQL integers
 SPECTATOR: Final = "Spectators cannot play."
 OTHER_SEAT: Final = "You can only make moves for your own seat."
 
@@ -87,6 +92,9 @@ REFUSALS: Final[dict[type[decisions.DecisionRefused], Refusal]] = {
     decisions.IllegalDecision: Refusal(400),
     decisions.GameNotActive: Refusal(409),
     decisions.StaleDecision: Refusal(409),
+    # A seq the game has not reached was never read from it: the sender's mistake, not a
+    # race (a stale seq is a race: 409), so a program can tell the two apart.
+    decisions.FutureSeq: Refusal(400),
     decisions.IdempotencyConflict: Refusal(409),
     decisions.DecisionNotSaved: Refusal(503),
     decisions.SeatLost: Refusal(403, recheck=True),
@@ -167,9 +175,23 @@ def decide(
     return submit(reader, move)
 
 
+def frame_seq(content: dict[str, object]) -> int | None:
+    """The `seq` of an act frame (None when it sends none), as the HTTP body's `seq` is
+    checked; IllegalDecision (400) if it is no event number."""
+    seq = content.get("seq")
+    if seq is None:
+        return None
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= MAX_SEQ:
+        raise decisions.IllegalDecision(BAD_SEQ)
+    return seq
+
+
 def decide_frame(reader: Reader, content: dict[str, object]) -> decisions.DecisionResult:
-    """An `act` frame of a socket or stream, `{"type": "act", "action": ..., "key": ...}`:
-    a frame that names a seat names the reader's own."""
+    """An `act` frame of a socket or stream, `{"type": "act", "action": ..., "key": ...,
+    "seq": n?}`: a frame that names a seat names the reader's own; a `seq` is honoured as
+    the HTTP body's is (decisions.still_valid)."""
     if reader.may_act and "seat" in content and content["seat"] != reader.seat:
         raise decisions.DecisionRefused(OTHER_SEAT)
-    return decide(reader, content.get("action"), content.get("key"))
+    return decide(
+        reader, content.get("action"), content.get("key"), expected_seq=frame_seq(content)
+    )

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import effects, engine, store
-from games.actions import decisions, outbox
+from games.actions import account_events, decisions, outbox
 from games.actions.clock import countdown_columns
 from games.bots import play as botplay
 from games.deadlines import Clock
@@ -101,6 +101,7 @@ def handle(game: Game, now: datetime) -> None:
     wake_bots: list[int] = []
     for seat in changes.holds_ended(now):
         changes.hand_to_bot(seat, seats.AWAY, now)
+        account_events.stand_in_started(game, seat)
         effects.log_on_commit(
             log,
             "game %s: seat %s is away, a bot plays for it until its player is back",
@@ -217,16 +218,30 @@ class _NothingToDecide(Exception):
     pass
 
 
+def held(changes: seats.SeatChanges, seat: int) -> bool:
+    """The seat's player dropped and its disconnect hold is running (no bot plays for it
+    yet): its time-outs now are not counted toward the three."""
+    return changes.presence_of(seat)["hold_until"] is not None and changes.stand_in(seat) is None
+
+
 def _decision(
     game: Game, state: GameState, changes: seats.SeatChanges, seat: int, now: datetime
 ) -> Action | None:
     if game.pace == Game.Pace.REALTIME:
         action = state.auto_action(seat)
+        if held(changes, seat):
+            # The rule book holds a dropped seat two minutes before a bot plays for it: a
+            # time-out inside the hold is the plain move but not one of the three, or at a
+            # 15 s timer three of them would hand the seat away for good long before the
+            # hold ends (docs/clocks.md, "A disconnect and the three time-outs").
+            return action
         count = changes.count_timeout(seat)
+        account_events.timed_out(game, seat, count)
         if count >= settings.TIMEOUTS_BEFORE_BOT and changes.stand_in(seat) is None:
             # Handed to a bot with the event, before its pending seats are worked out, so
             # that the seat's next decision (a drawn card to play) already goes to the bot.
             changes.hand_to_bot(seat, seats.FOR_GOOD, now)
+            account_events.handed_over(game, seat)
             effects.log_on_commit(
                 log,
                 "game %s: seat %s timed out %s times, a bot plays it to the end",

@@ -8,6 +8,7 @@ from ninja.security import HttpBearer
 
 from accounts import bot_tokens
 from accounts.models import ApiToken
+from games.api import quota
 
 
 class RateLimited(Exception):
@@ -29,9 +30,11 @@ class BotToken(HttpBearer):
         user, api_token = found
         if api_token.scope != ApiToken.Scope.PLAY:
             return None
-        wait = bot_tokens.charge(user.pk)
-        if wait:
-            raise RateLimited(wait)
+        charged = bot_tokens.charge_quota(user.pk)
+        # Its numbers go out as X-RateLimit-* headers, a 429's too (games.api.quota).
+        quota.keep(request, charged)
+        if charged.wait:
+            raise RateLimited(charged.wait)
         request.bot_token = api_token
         return user
 
@@ -44,7 +47,11 @@ def install_error_handlers(api):
     @api.exception_handler(AuthenticationError)
     def unauthorised(request, exc):
         response = refusal(
-            api, request, 401, "A valid bot token is needed: send 'Authorization: Bearer <token>'."
+            api,
+            request,
+            401,
+            "A valid bot token is needed: send 'Authorization: Bearer <token>' "
+            "(see /bots/docs/#accounts).",
         )
         response["WWW-Authenticate"] = "Bearer"
         return response
@@ -73,7 +80,13 @@ def install_error_handlers(api):
             {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))}
             for e in exc.errors
         ]
-        return refusal(api, request, 400, f"That request is not valid: {detail}.", errors=errors)
+        return refusal(
+            api,
+            request,
+            400,
+            f"That request is not valid: {detail}. See /bots/docs/api/.",
+            errors=errors,
+        )
 
     @api.exception_handler(HttpError)
     def http_error(request, exc):

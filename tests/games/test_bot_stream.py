@@ -16,7 +16,7 @@ from django.test import Client
 from accounts import bot_tokens
 from games import store, tasks
 from games.actions import decisions
-from games.bot_stream import CLOSE_BAD_TOKEN, CLOSE_NO_SEAT, CLOSE_TOO_MANY
+from games.bot_stream import CLOSE_BAD_TOKEN, CLOSE_NO_SEAT, CLOSE_REASONS, CLOSE_TOO_MANY
 from games.models import Game, GameEvent
 from games.presenters.bot_view import seat_state
 from games.routing import websocket_urlpatterns
@@ -40,10 +40,19 @@ def stream(game_id, raw=None):
 
 
 async def closed_with(comm):
+    """The close code of a stream refused at once; it says why in words first, in a
+    `closing` frame and in the close's reason."""
     connected, _ = await comm.connect()
     assert connected  # accepted, then closed with a code the program can read
+    said = await comm.receive_json_from(timeout=5)
     message = await comm.receive_output(timeout=5)
     assert message["type"] == "websocket.close"
+    assert said == {
+        "type": "closing",
+        "code": message["code"],
+        "reason": CLOSE_REASONS[message["code"]],
+    }
+    assert message["reason"] == said["reason"] and said["reason"]
     return message["code"]
 
 
@@ -135,8 +144,18 @@ def test_revoking_the_token_closes_an_open_stream_at_once(ana):
         assert connected
         assert (await comm.receive_json_from(timeout=5))["type"] == "state"
         await database_sync_to_async(lambda: bot_tokens.revoke(robo.api_tokens.get()))()
+        said = await comm.receive_json_from(timeout=2)
+        assert said == {
+            "type": "closing",
+            "code": CLOSE_BAD_TOKEN,
+            "reason": CLOSE_REASONS[CLOSE_BAD_TOKEN],
+        }
         message = await comm.receive_output(timeout=2)
-        assert message == {"type": "websocket.close", "code": CLOSE_BAD_TOKEN}
+        assert message == {
+            "type": "websocket.close",
+            "code": CLOSE_BAD_TOKEN,
+            "reason": CLOSE_REASONS[CLOSE_BAD_TOKEN],
+        }
 
     async_to_sync(scenario)()
 
@@ -364,3 +383,118 @@ def test_a_bot_account_holds_at_most_its_limit_of_streams_whatever_its_tokens(an
     assert code == CLOSE_TOO_MANY
     assert message["type"] == "state"
     assert bot_tokens.open_streams(robo.pk) == 0
+
+
+def test_an_act_frame_honours_seq_and_its_ok_says_whether_the_key_was_replayed(ana):
+    """Over the stream as over HTTP: a pick sent with the seq the bot read, after Ana's
+    simultaneous pick, is applied; the same key again (a retry after a lost answer) is
+    answered with the first seq and `replayed`; a second pick made on that old seq is
+    refused as stale; a seq from the future and a seq that is no number are told apart."""
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+    legal = store.load_state(game).legal_actions(1)
+
+    async def scenario():
+        comm = stream(game.pk, raw)
+        connected, _ = await comm.connect()
+        assert connected
+        seen = await comm.receive_json_from(timeout=5)
+        await database_sync_to_async(
+            lambda: decisions.apply_decision(
+                game.pk,
+                0,
+                store.load_state(Game.objects.get(pk=game.pk)).auto_action(0),
+                "person",
+                idempotency_key="ana-1",
+            )
+        )()
+        answers = {}
+        for name, frame in (
+            ("applied", {"action": legal[0], "key": "k", "seq": seen["seq"]}),
+            ("retried", {"action": legal[0], "key": "k", "seq": seen["seq"]}),
+            ("stale", {"action": legal[-1], "key": "k2", "seq": seen["seq"]}),
+            ("future", {"action": legal[-1], "key": "k3", "seq": seen["seq"] + 9}),
+            ("no number", {"action": legal[-1], "key": "k4", "seq": "7"}),
+        ):
+            await comm.send_json_to({"type": "act", **frame})
+            while True:  # states pushed meanwhile are not the answer
+                message = await comm.receive_json_from(timeout=5)
+                if message["type"] != "state":
+                    answers[name] = message
+                    break
+        await comm.disconnect()
+        return seen, answers
+
+    seen, answers = async_to_sync(scenario)()
+    applied = {"type": "ok", "seq": seen["seq"] + 2, "key": "k", "replayed": False}
+    assert answers["applied"] == applied
+    assert answers["retried"] == {**applied, "replayed": True}
+    assert answers["stale"]["type"] == "error" and answers["stale"]["key"] == "k2"
+    assert answers["stale"]["message"].startswith("The game has moved on since event")
+    assert answers["future"]["message"].startswith(f"There is no event {seen['seq'] + 9}")
+    assert answers["no number"]["message"].startswith("seq, when sent,")
+    assert GameEvent.objects.filter(game=game, seat=1).count() == 1
+
+
+def test_a_stream_without_an_origin_is_told_why_and_a_page_socket_is_refused_bare(
+    ana, memory_layer
+):
+    """Through the site's whole socket stack (config.asgi): a program that sends no Origin
+    header is accepted and closed with 4403 and the reason in words, before anything of
+    the game is read; a page's socket without one is still refused at the handshake."""
+    from config.asgi import application as site
+    from config.sockets import BAD_ORIGIN, CLOSE_BAD_ORIGIN
+
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+    bearer = [(b"authorization", f"Bearer {raw}".encode())]
+
+    async def scenario():
+        program = WebsocketCommunicator(site, f"/api/bot/games/{game.pk}/stream", headers=bearer)
+        connected, _ = await program.connect()
+        assert connected
+        said = await program.receive_json_from(timeout=5)
+        closed = await program.receive_output(timeout=5)
+        page = WebsocketCommunicator(site, f"/ws/games/{game.pk}/")
+        page_connected, _ = await page.connect()
+        return said, closed, page_connected
+
+    said, closed, page_connected = async_to_sync(scenario)()
+    assert said == {"type": "closing", "code": CLOSE_BAD_ORIGIN, "reason": BAD_ORIGIN}
+    assert closed == {"type": "websocket.close", "code": CLOSE_BAD_ORIGIN, "reason": BAD_ORIGIN}
+    assert page_connected is False
+
+
+def test_an_act_frame_the_server_failed_to_save_is_given_back(ana, settings):
+    """A frame refused because the database was lost (nothing saved) costs the account
+    nothing: with a limit of two, the lost frame and its retry with the same key both go
+    through, and the retry is the move."""
+    from unittest import mock
+
+    settings.API_RATE_LIMIT = 2
+    robo, raw = make_bot("robo")
+    game = bot_game(ana, robo)
+    pick = store.load_state(game).auto_action(1)
+
+    async def scenario():
+        comm = stream(game.pk, raw)
+        connected, _ = await comm.connect()
+        assert connected
+        await comm.receive_json_from(timeout=5)
+        frame = {"type": "act", "action": pick, "key": "k"}
+        with mock.patch.object(
+            decisions.store, "lock_game", side_effect=decisions.OperationalError("lost")
+        ):
+            await comm.send_json_to(frame)
+            lost = await comm.receive_json_from(timeout=5)
+        await comm.send_json_to(frame)
+        while (retried := await comm.receive_json_from(timeout=5))["type"] == "state":
+            pass
+        await comm.disconnect()
+        return lost, retried
+
+    lost, retried = async_to_sync(scenario)()
+    assert lost["type"] == "error" and "try again" in lost["message"]
+    assert retried["type"] == "ok" and retried["replayed"] is False
+    # The two frames counted as one: one request of the two is left, and then none.
+    assert [bot_tokens.charge(robo.pk), bot_tokens.charge(robo.pk) > 0] == [0, True]

@@ -189,11 +189,16 @@ def test_the_lobby_closes_a_stream_as_soon_as_its_seat_changes_hands(open_table,
         assert connected
         await comm.receive_json_from(timeout=5)
         await database_sync_to_async(lobby.remove_from_seat)(open_table.pk, ana, 1)
+        said = await comm.receive_json_from(timeout=3)
         message = await comm.receive_output(timeout=3)
         await comm.disconnect()
-        return message
+        return said, message
 
-    assert async_to_sync(scenario)() == {"type": "websocket.close", "code": CLOSE_SEAT_LOST}
+    said, message = async_to_sync(scenario)()
+    # It says why, in a frame and in the close's reason.
+    assert said == {"type": "closing", "code": CLOSE_SEAT_LOST, "reason": said["reason"]}
+    assert "no longer" in said["reason"]
+    assert message == {"type": "websocket.close", "code": CLOSE_SEAT_LOST, "reason": said["reason"]}
 
 
 def test_a_persons_table_socket_from_a_seat_they_left_gets_nothing_of_its_next_holder(

@@ -11,7 +11,7 @@ import pytest
 
 from games import store
 from games.actions import decisions
-from games.models import GameEvent
+from games.models import Game, GameEvent
 from tests.conftest import make_started_game, make_user, play_one, play_until, race
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("require_postgres")]
@@ -114,6 +114,28 @@ def test_simultaneous_setup_passes_all_apply_in_some_order_without_gaps(players,
     assert sorted(r.event.seat for r in results) == [0, 1, 2, 3]
     game.refresh_from_db()
     assert game.snapshot.state == store.replay(game).to_dict()
+
+
+def test_simultaneous_setup_passes_sent_with_the_seq_each_read_all_apply(players, slow_load):
+    """Four programs read the setup pass at event 1 and send their picks with seq 1 at
+    once: each pick is still the same choice whatever the others picked meanwhile, so all
+    four apply (the last one makes the pass), none is refused as stale."""
+    game = make_started_game(players)
+    state = store.load_state(game)
+    picks = {seat: state.auto_action(seat) for seat in range(4)}
+
+    results = race(
+        [
+            lambda s=s: decisions.apply_decision(
+                game.pk, s, picks[s], "person", idempotency_key=f"pick-{s}", expected_seq=1
+            )
+            for s in range(4)
+        ]
+    )
+
+    assert all(isinstance(r, decisions.DecisionResult) for r in results), results
+    assert seqs(game) == [1, 2, 3, 4, 5]
+    assert store.current_state(Game.objects.get(pk=game.pk)).view(0)["decision"] != "setup"
 
 
 def test_retries_of_one_submission_racing_each_other_make_one_event(players, slow_load):

@@ -9,7 +9,7 @@ from channels.layers import get_channel_layer
 from games import push, store
 from games.actions import decisions
 from games.models import Game, GameEvent, GameSnapshot
-from tests.conftest import make_started_game, play_one, play_until
+from tests.conftest import make_started_game, play_until
 
 pytestmark = pytest.mark.django_db
 
@@ -126,13 +126,15 @@ def test_a_key_reused_for_another_move_is_refused(four):
 
 
 def test_a_decision_computed_for_an_old_position_is_refused_as_stale(four):
+    """The seat picked a card after event 1; a second pick made on what it saw at event 1
+    (a retry with a new key that would silently change the card) is refused."""
     game = make_started_game(four)
-    action = setup_pick(game, 3)
-    play_one(game)
+    first, second = store.load_state(game).legal_actions(3)[:2]
+    decisions.apply_decision(game.pk, 3, first, "bot", idempotency_key="first")
     before = frozen(game)
 
     with pytest.raises(decisions.StaleDecision):
-        decisions.apply_decision(game.pk, 3, action, "bot", expected_seq=1)
+        decisions.apply_decision(game.pk, 3, second, "bot", expected_seq=1)
     assert frozen(game) == before
 
 

@@ -95,6 +95,36 @@ def test_during_the_hold_the_players_clock_still_runs_out_as_a_time_out(four):
     assert [e.seat for e in timeout_events(game)] == [1]
     assert fresh(game).stand_ins == {}
     assert 1 not in fresh(game).bot_seats
+    assert fresh(game).timeouts == {}  # made, but not one of the three (the next test)
+
+
+def test_time_outs_during_the_hold_do_not_hand_the_seat_away_for_good(four):
+    """At a 15 s timer a dropped seat times out again and again during its two-minute hold:
+    each is the plain move, none counts toward the three, so the rule book's hold is what
+    happens (a bot plays until the player is back, not for the rest of the game)."""
+    game = start(four, move_seconds=15)
+    others_pick(game, but=1)
+    with travel(at(1)):
+        presence.seat_disconnected(game.pk, 1)
+    moment = 1
+    while moment + 16 < 121:
+        others = [s for s in fresh(game).waiting_on if s != 1]
+        if others:
+            with travel(at(moment)):
+                move_as_person(game, others[0])
+            continue
+        moment += 16
+        sweep_at(moment)
+    game = fresh(game)
+    assert len(timeout_events(game, 1)) >= 3
+    assert game.timeouts == {} and game.stand_ins == {}
+
+    sweep_at(121)
+
+    assert fresh(game).stand_ins["1"]["reason"] == "away"
+    with travel(at(130)):
+        presence.seat_connected(game.pk, 1)
+    assert fresh(game).stand_ins == {} and 1 not in fresh(game).bot_seats
 
 
 def test_after_two_minutes_a_bot_plays_for_the_player(four, queued_bots):
