@@ -103,6 +103,7 @@ class ProfileForm(forms.ModelForm):
             "Emails about your games",
             ("turn_email", "digest_hour", "notify_reminder_email", "quiet_start", "quiet_end"),
         ),
+        ("Tables", ("allow_bot_invitations",)),
     )
 
     class Meta:
@@ -115,6 +116,7 @@ class ProfileForm(forms.ModelForm):
             "notify_reminder_email",
             "quiet_start",
             "quiet_end",
+            "allow_bot_invitations",
         )
         widgets = {
             "turn_email": forms.RadioSelect,
@@ -124,6 +126,7 @@ class ProfileForm(forms.ModelForm):
         labels = {
             "turn_email": "Email me when it is my turn",
             "notify_reminder_email": "Remind me by email when half my time is gone",
+            "allow_bot_invitations": "Bot accounts may invite me to tables",
         }
         help_texts = {
             "quiet_start": "Leave both empty for none. Emails wait until your quiet hours "

@@ -57,6 +57,14 @@ class User(AbstractUser):
     last_seen_at = models.DateTimeField(null=True, blank=True)
     banned_at = models.DateTimeField(null=True, blank=True)
     suspended_until = models.DateTimeField(null=True, blank=True)
+    # A person's consent to be invited by programs (lobby.services.invite_bot): off by
+    # default, so that no program can put a person's name on its tables unasked.
+    allow_bot_invitations = models.BooleanField(
+        "bot accounts may invite me to tables",
+        default=False,
+        help_text="A bot account hosting a table may invite you to a seat; the invitation "
+        "waits in your lobby until you accept or decline it.",
+    )
     is_bot = models.BooleanField(
         "bot account",
         default=False,

@@ -11,6 +11,7 @@ urlpatterns = [
     path("history/", views.my_history, name="mine"),
     path("players/<str:username>/", views.profile, name="profile"),
     path("ratings/", views.leaderboard, name="leaderboard"),
+    path("ratings/bots/", views.leaderboard, {"bots": True}, name="bot_leaderboard"),
     path("players/<str:username>/history/", views.player_history, name="player"),
     path("games/<int:game_id>/replay/", views.replay_view, name="replay"),
     path("games/<int:game_id>/export.json", views.export_view, name="export"),

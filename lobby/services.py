@@ -22,8 +22,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from games.actions import access, decisions, ratings
+from games.actions import access, account_events, decisions, ratings
 from games.models import Game, Seat
+from lobby.forms import TableForm
 from lobby.models import Invitation
 
 NO_SUCH_INVITATION = "There is no such invitation."
@@ -52,8 +53,21 @@ def create_table(host, **options):
     return game
 
 
+def table_options(data):
+    """The options create_table takes, from the create form's fields `data` (a dict of
+    strings, as a form posts them): judged by the form itself, so that the Bot API offers
+    exactly what the page offers. Raises LobbyError (400) naming the first field refused."""
+    form = TableForm(data)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        raise LobbyError(f"That request is not valid: {field}: {errors[0]}", status=400)
+    return form.table_options()
+
+
 def _lock_open_table(game_id):
     game = Game.objects.select_for_update().get(pk=game_id)
+    if game.status == Game.Status.ABORTED:
+        raise LobbyError("This table was closed.")
     if game.status != Game.Status.OPEN:
         raise LobbyError("This table has already started.")
     return game
@@ -122,7 +136,7 @@ def take_seat(game_id, user, number, *, invited=False):
         game.seats.filter(held_for=user).update(held_for=None, held_until=None)
         _close_invitations(game, seat.number, "lapsed", keep=user)
         access.seats_changed(game.pk, changed)
-        return seat
+        return account_events.seated(seat)
 
 
 def leave_table(game_id, user):
@@ -132,6 +146,9 @@ def leave_table(game_id, user):
         if game.host_id == user.pk:
             taken = list(game.seats.filter(user__isnull=False).values_list("number", flat=True))
             game.seats.update(user=None, bot_level="")
+            account_events.invitations_closed(
+                Invitation.objects.pending().filter(game=game), "host"
+            )
             game.status = Game.Status.ABORTED
             game.save(update_fields=["status"])
             access.seats_changed(game.pk, taken)
@@ -176,16 +193,31 @@ def remove_from_seat(game_id, user, number):
         access.seats_changed(game.pk, [seat.number])
 
 
+def vacate_seat(game_id, user, number):
+    """The host empties seat `number` (the Bot API's DELETE of a seat): its occupant is
+    removed as remove_from_seat does, or, when nobody sits there, its open invitation is
+    withdrawn. One lock of the game row for both, so that the answer is about one state."""
+    with transaction.atomic():
+        game = _lock_open_table(game_id)
+        _require_host(game, user)
+        seat = _seat(game, number)
+        if seat.is_empty and Invitation.objects.pending().filter(game=game, seat=number).exists():
+            _close_invitations(game, number, "host")
+            return
+        remove_from_seat(game_id, user, number)
+
+
 def start_table(game_id, user):
     game = Game.objects.get(pk=game_id)
     _require_host(game, user)
     try:
         with transaction.atomic():
-            # A table dealt with a bot seat, a site bot's or a bot account's, is recorded
-            # casual, whatever the host chose (docs/ratings.md, docs/bot-accounts.md);
-            # rolled back with the start if the start is refused.
+            # A table dealt with a site bot, or with people and bot accounts together, is
+            # recorded casual, whatever the host chose; bot accounts alone are rated among
+            # themselves (docs/ratings.md, "The bots' ladder"). Rolled back with the start
+            # if the start is refused.
             seats = Seat.objects.filter(game_id=game_id)
-            if seats.exclude(bot_level="").exists() or seats.filter(user__is_bot=True).exists():
+            if not ratings.may_deal_rated(list(seats)):
                 Game.objects.filter(pk=game_id, status=Game.Status.OPEN).update(rated=False)
             elif game.rated:
                 # Checked at every seat already; again here for a person seated before the
@@ -200,6 +232,9 @@ def start_table(game_id, user):
                         "A rated table needs a confirmed email address for every "
                         f"player; not confirmed yet: {', '.join(unconfirmed)}."
                     )
+            account_events.invitations_closed(
+                Invitation.objects.pending().filter(game_id=game_id), "lapsed"
+            )
             return decisions.start_game(game_id)
     except decisions.DecisionRefused as exc:
         raise LobbyError(str(exc)) from exc
@@ -223,16 +258,21 @@ def quick_game(user, level=Seat.BotLevel.NORMAL, bot_speed=Game.BotSpeed.STEADY)
 def _close_invitations(game, number, by, keep=None):
     """Ends the open invitations to seat `number` (someone else sat down, or a new one
     replaces them), but `keep`'s own; the caller holds the game's lock."""
-    Invitation.objects.filter(
+    pending = Invitation.objects.filter(
         game=game, seat=number, accepted_at__isnull=True, closed_at__isnull=True
-    ).exclude(bot=keep).update(closed_at=timezone.now(), closed_by=by)
+    ).exclude(bot=keep)
+    account_events.invitations_closed(pending, by)
+    pending.update(closed_at=timezone.now(), closed_by=by)
 
 
 def invite_bot(game_id, host, number, username):
     """The host invites the bot account `username` to empty seat `number` of their open
-    table; returns the Invitation. The seat stays empty until the bot accepts. Locks the
-    game row. Raises LobbyError: not the host, no such account, not a bot account, the
-    seat taken, the bot seated or invited here already."""
+    table; returns the Invitation. The seat stays empty until the bot accepts. A host that
+    is itself a bot account (the Bot API's tables) may invite a person too, one who allows
+    it (User.allow_bot_invitations); the person accepts or declines in their lobby. Locks
+    the game row. Raises LobbyError: not the host, no such account, not a bot account (or
+    a person who does not allow it), the seat taken, the invitee seated or invited here
+    already."""
     username = (username or "").strip()
     with transaction.atomic():
         game = _lock_open_table(game_id)
@@ -248,10 +288,16 @@ def invite_bot(game_id, host, number, username):
                 else "Name the bot account to invite.",
                 status=404,
             )
-        if not bot.is_bot:
+        if not bot.is_bot and not host.is_bot:
             raise LobbyError(
                 f"{bot.username} is not a bot account; invite people with the table's link.",
                 status=400,
+            )
+        if not bot.is_bot and not bot.allow_bot_invitations:
+            raise LobbyError(
+                f"{bot.username} does not take invitations from bot accounts (a person "
+                "allows them on their profile page).",
+                status=403,
             )
         if bot.is_restricted:
             raise LobbyError(f"{bot.username} may not play at the moment.")
@@ -264,7 +310,8 @@ def invite_bot(game_id, host, number, username):
         if elsewhere.exists():
             raise LobbyError(f"{bot.username} is already invited to another seat here.")
         _close_invitations(game, number, "host")
-        return Invitation.objects.create(game=game, seat=number, bot=bot, invited_by=host)
+        invitation = Invitation.objects.create(game=game, seat=number, bot=bot, invited_by=host)
+        return account_events.invited(invitation)
 
 
 def _open_invitations():
@@ -305,11 +352,18 @@ def table_invitations(game):
     }
 
 
+CLOSED_BECAUSE = {
+    "bot": "you declined it",
+    "host": "the host withdrew it",
+    "lapsed": "someone else took the seat",
+}
+
+
 def _lock_invitation(invitation_id, user, field):
-    """The open invitation `invitation_id` whose `field` ("bot", or "invited_by" for the
-    host) is `user`, with its table locked first (every seat change locks the game row
-    before anything else). Someone else's invitation is answered as a missing one, so that
-    ids tell nothing."""
+    """The invitation `invitation_id` whose `field` ("bot", or "invited_by" for the host) is
+    `user`, locked, with its table locked first (every seat change locks the game row before
+    anything else); returns (game, invitation), open or not. Someone else's invitation is
+    answered as a missing one, so that ids tell nothing."""
     found = (
         Invitation.objects.filter(pk=invitation_id, **{field: user})
         .values_list("game_id", flat=True)
@@ -320,30 +374,59 @@ def _lock_invitation(invitation_id, user, field):
     if found is None:
         raise LobbyError(NO_SUCH_INVITATION, status=404)
     game = Game.objects.select_for_update().get(pk=found)
-    invitation = (
-        Invitation.objects.select_for_update()
-        .filter(pk=invitation_id, accepted_at__isnull=True, closed_at__isnull=True)
-        .first()
-    )
-    if invitation is None:
-        raise LobbyError(NO_SUCH_INVITATION, status=404)
-    if game.status != Game.Status.OPEN:
-        raise LobbyError("This table has already started.")
-    return game, invitation
+    return game, Invitation.objects.select_for_update().get(pk=invitation_id)
+
+
+def _refuse_closed(invitation):
+    if invitation.closed_at is not None:
+        why = CLOSED_BECAUSE.get(invitation.closed_by, "it was closed")
+        raise LobbyError(f"This invitation is closed: {why}.")
 
 
 def accept_invitation(invitation_id, user):
-    """Bot account `user` takes the seat it was invited to, through take_seat; returns the
-    Seat. Raises LobbyError: no such invitation (also someone else's), the table started,
-    the seat taken meanwhile, the bot seated at the table already."""
+    """The invited account `user` takes the seat it was invited to, through take_seat;
+    returns the Seat. Accepting again (a retry, two requests at once: the game's lock
+    serves them one after the other) answers the seat it took the first time. Raises
+    LobbyError: no such invitation (also someone else's), declined, withdrawn or lapsed,
+    the table started, the seat taken meanwhile, `user` seated at the table already."""
     with transaction.atomic():
         game, invitation = _lock_invitation(invitation_id, user, "bot")
-        if game.seats.filter(user=user).exists():
-            raise LobbyError("You are already seated at this table.")
+        if invitation.accepted_at is not None:
+            seat = game.seats.filter(user=user, number=invitation.seat).first()
+            if seat is None:
+                raise LobbyError(
+                    f"You accepted this invitation, but no longer sit at seat "
+                    f"{invitation.seat} of this table."
+                )
+            return seat
+        _refuse_closed(invitation)
+        if game.status != Game.Status.OPEN:
+            raise LobbyError("This table has already started.")
+        current = game.seats.filter(user=user).first()
+        if current is not None:
+            raise LobbyError(f"You already sit at seat {current.number} of this table.")
         seat = take_seat(game.pk, user, invitation.seat, invited=True)
         invitation.accepted_at = timezone.now()
         invitation.save(update_fields=["accepted_at"])
         return seat
+
+
+def decline_invitation(invitation_id, user):
+    """The invited account `user` says no: the invitation closes ("bot") and the host may
+    invite someone else to the seat. Declining again answers the same; returns the
+    Invitation. Raises LobbyError: no such invitation (also someone else's), accepted
+    already, withdrawn or lapsed."""
+    with transaction.atomic():
+        _game, invitation = _lock_invitation(invitation_id, user, "bot")
+        if invitation.closed_by == "bot":
+            return invitation
+        if invitation.accepted_at is not None:
+            raise LobbyError("You accepted this invitation already.")
+        _refuse_closed(invitation)
+        invitation.closed_at, invitation.closed_by = timezone.now(), "bot"
+        account_events.invitations_closed(Invitation.objects.filter(pk=invitation.pk), "bot")
+        invitation.save(update_fields=["closed_at", "closed_by"])
+        return invitation
 
 
 def cancel_invitation(game_id, host, number):
@@ -377,18 +460,23 @@ def join_table(game_id, user, number=None):
         raise LobbyError("Only bot accounts join tables this way.", status=403)
     with transaction.atomic():
         game = (
-            Game.objects.select_for_update().filter(pk=game_id, private=False).first()
+            Game.objects.select_for_update().filter(pk=game_id).first()
             if isinstance(game_id, int)
             else None
         )
-        if game is None:
+        # A table the bot sits at already, private or not, answers with its seat: joining
+        # again (a retry) changes nothing, and asking for another seat is told why not.
+        current = game.seats.filter(user=user).first() if game is not None else None
+        if current is not None:
+            if number is not None and number != current.number:
+                raise LobbyError(f"You already sit at seat {current.number} of this table.")
+            return current
+        if game is None or game.private:
             raise LobbyError("There is no such table.", status=404)
         if game.status != Game.Status.OPEN:
             raise LobbyError("This table has already started.")
         if not game.bot_accounts:
             raise LobbyError(NO_BOT_ACCOUNTS, status=403)
-        if game.seats.filter(user=user).exists():
-            raise LobbyError("You are already seated at this table.")
         if number is None:
             number = game.seats.free().values_list("number", flat=True).first()
             if number is None:

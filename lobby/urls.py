@@ -25,4 +25,14 @@ urlpatterns = [
     ),
     path("tables/<int:game_id>/start/", views.start, name="start"),
     path("invite/<str:token>/", views.invite, name="invite"),
+    path(
+        "invitations/<int:invitation_id>/accept/",
+        views.accept_invitation,
+        name="accept_invitation",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        views.decline_invitation,
+        name="decline_invitation",
+    ),
 ]

@@ -21,8 +21,11 @@ def _can_see(request, game):
         return True
     user = request.user
     # A Play again table's held seats' people see it too: it is theirs to join or decline.
+    # So do the people a bot account invited to a seat, to look before they accept.
     if user.is_authenticated and (
-        game.host_id == user.pk or game.seats.filter(Q(user=user) | Q(held_for=user)).exists()
+        game.host_id == user.pk
+        or game.seats.filter(Q(user=user) | Q(held_for=user)).exists()
+        or game.invitations.pending().filter(bot=user).exists()
     ):
         return True
     return game.pk in request.session.get(INVITES_KEY, [])
@@ -79,7 +82,14 @@ def index(request):
             .distinct()
             .order_by("-created_at")
         ]
-    context = {"tables": tables, "mine": mine}
+    # Bot accounts' invitations to a person who allows them (User.allow_bot_invitations),
+    # to accept or decline here (docs/bot-accounts.md, "Tables made by bots").
+    invitations = (
+        services.bot_invitations(request.user)
+        if request.user.is_authenticated and not request.user.is_bot
+        else []
+    )
+    context = {"tables": tables, "mine": mine, "invitations": invitations}
     if request.htmx:
         return render(request, "lobby/index.html#tables", context)
     return render(request, "lobby/index.html", context)
@@ -244,6 +254,39 @@ def cancel_invitation(request, game_id, number):
     return _run(
         request, game_id, services.cancel_invitation, number, success="Invitation cancelled."
     )
+
+
+def _answer_invitation(request, invitation_id, action):
+    """A person's answer to a bot account's invitation; someone else's is a missing one."""
+    try:
+        return action(invitation_id, request.user)
+    except services.LobbyError as exc:
+        if exc.status == 404:
+            raise Http404(str(exc)) from None
+        messages.error(request, str(exc))
+        response = index(request)
+        response.status_code = exc.status
+        return response
+
+
+@login_required
+@require_POST
+def accept_invitation(request, invitation_id):
+    answer = _answer_invitation(request, invitation_id, services.accept_invitation)
+    if isinstance(answer, HttpResponse):
+        return answer
+    messages.success(request, f"You took seat {answer.number + 1}.")
+    return redirect("lobby:table", game_id=answer.game_id)
+
+
+@login_required
+@require_POST
+def decline_invitation(request, invitation_id):
+    answer = _answer_invitation(request, invitation_id, services.decline_invitation)
+    if isinstance(answer, HttpResponse):
+        return answer
+    messages.success(request, "You declined the invitation.")
+    return redirect("lobby:index")
 
 
 @login_required

@@ -1,4 +1,5 @@
-"""Team ratings: every finished rated game moves each person's rating (docs/ratings.md).
+"""Team ratings: every finished rated game moves each player's rating (docs/ratings.md):
+people's among people, and bot accounts' among bot accounts (the bots' ladder).
 
 The maths is OpenSkill's Plackett-Luce model (the `openskill` package), never ours: a game
 is a list of teams (the two partners of each team) and the team's rank in the engine's final
@@ -58,8 +59,35 @@ CountedGames = Callable[[Game, frozenset[int]], int]
 def may_sit_rated(user: User) -> bool:
     """Whether `user` may create, join or take a seat at a rated table: a person whose email
     address is confirmed (one address per account, so a crowd of accounts costs a crowd of
-    mailboxes), or a bot account (a table with one is recorded casual at the deal)."""
+    mailboxes), or a bot account (a table mixing one with people is recorded casual at the
+    deal; a table of bot accounts only is rated in the bots' pool, where no person's rating
+    is)."""
     return bool(user.is_bot or (user.email and user.email_confirmed))
+
+
+# The two rating pools: people among people, and bot accounts among bot accounts
+# (docs/ratings.md, "The bots' ladder"). Both are Rating rows per user and table size; a
+# user is one or the other, so no row is in both.
+PEOPLE, BOTS = "people", "bots"
+
+
+def pool_of(user_ids: Sequence[int]) -> str | None:
+    """The pool a game of the users `user_ids` (one per seat) is rated in: PEOPLE when none
+    is a bot account, BOTS when every one is, None when they are mixed (casual)."""
+    bots = get_user_model().objects.filter(pk__in=user_ids, is_bot=True).count()
+    if bots == 0:
+        return PEOPLE
+    return BOTS if bots == len(set(user_ids)) else None
+
+
+def may_deal_rated(seats: Sequence[Seat]) -> bool:
+    """Whether a table with these Seat rows may be dealt rated: no site bot in a seat, and
+    either no bot account or nothing but bot accounts. `start_table` clears `rated`
+    otherwise, so that the table is casual from its first card."""
+    if any(s.bot_level for s in seats):
+        return False
+    users = [s.user_id for s in seats if s.user_id is not None]
+    return pool_of(users) is not None
 
 
 @dataclass(frozen=True)
@@ -104,14 +132,18 @@ def unrated_reason(
     people = [s.user_id for s in seats if s.user_id is not None]
     if len(seats) != game.players or len(people) != len(seats):
         return "a bot played"
-    # A bot account is a program too (docs/bot-accounts.md): its wins are no person's.
-    if get_user_model().objects.filter(pk__in=people, is_bot=True).exists():
+    pool = pool_of(people)
+    if pool is None:
+        # A bot account is a program too (docs/bot-accounts.md): its wins are no person's,
+        # and a person's are no measure of a program's.
         return "a bot account played"
     early = left_early(game)
     if early:
         return early
     users = frozenset(people)
-    if (counted or stored_count)(game, users) >= REPEAT_LIMIT:
+    # The bots' ladder is for measuring a strategy, which takes many games among the same
+    # programs; farming it moves no person's rating (docs/ratings.md, "The bots' ladder").
+    if pool == PEOPLE and (counted or stored_count)(game, users) >= REPEAT_LIMIT:
         hours = int(REPEAT_WINDOW.total_seconds() // 3600)
         return (
             f"the same players had already played {REPEAT_LIMIT} rated games together "

@@ -90,9 +90,10 @@ def rated_label(game: Game, seats: Iterable[Seat] | None = None) -> str:
     return "Casual"
 
 
-def leaderboard(players: int, limit: int = 100) -> list[dict[str, Any]]:
-    """The leaderboard at a table size: people with at least `min_games()` rated games
-    there, best shown number first (ties by more games, then name)."""
+def leaderboard(players: int, limit: int = 100, *, bots: bool = False) -> list[dict[str, Any]]:
+    """The leaderboard at a table size: people (or, with `bots`, bot accounts: the bots'
+    ladder) with at least `min_games()` rated games there, best shown number first (ties by
+    more games, then name). A bot account's rating is never on the people's board."""
     rows: list[dict[str, Any]] = [
         {
             "user": r.user,
@@ -101,9 +102,9 @@ def leaderboard(players: int, limit: int = 100) -> list[dict[str, Any]]:
             "sigma": r.sigma,
             "games": r.games,
         }
-        for r in Rating.objects.filter(players=players, games__gte=min_games()).select_related(
-            "user"
-        )
+        for r in Rating.objects.filter(
+            players=players, games__gte=min_games(), user__is_bot=bots
+        ).select_related("user")
     ]
     rows.sort(key=lambda row: (-row["rating"], -row["games"], row["user"].name.lower()))
     for i, row in enumerate(rows):

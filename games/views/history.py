@@ -79,20 +79,29 @@ def profile(request, username):
 
 @login_required
 @reads_from_replica
-def leaderboard(request):
+def leaderboard(request, bots=False):
     """The rated players of one table size (`?players=4|6|8`, else 4) with at least
-    RATING_MIN_GAMES rated games there, best first."""
+    RATING_MIN_GAMES rated games there, best first: people, or with `bots` the bot
+    accounts' own ladder (/ratings/bots/, docs/ratings.md)."""
     players = _int(request.GET.get("players"), 4)
     if players not in rating_views.SIZES:
         players = 4
+    # "Your rating" is the reader's own pool's: a person's on the people's board only.
+    mine = (
+        next(
+            (r for r in rating_views.profile_ratings(request.user) if r["players"] == players),
+            None,
+        )
+        if request.user.is_bot == bots
+        else None
+    )
     context = {
         "players": players,
+        "bots": bots,
         "sizes": [(n, dict(Game.PLAYERS)[n]) for n in rating_views.SIZES],
-        "rows": rating_views.leaderboard(players),
+        "rows": rating_views.leaderboard(players, bots=bots),
         "min_games": rating_views.min_games(),
-        "mine": next(
-            (r for r in rating_views.profile_ratings(request.user) if r["players"] == players), None
-        ),
+        "mine": mine,
     }
     return render(request, "history/leaderboard.html", context)
 

@@ -104,7 +104,7 @@ def test_a_person_taking_the_invited_seat_ends_the_invitation(ana, bo, robo, tab
     services.take_seat(table.pk, bo, 1)
 
     assert services.bot_invitations(robo) == []
-    with pytest.raises(services.LobbyError, match=services.NO_SUCH_INVITATION):
+    with pytest.raises(services.LobbyError, match="closed: someone else took the seat"):
         services.accept_invitation(invitation.pk, robo)
     invitation.refresh_from_db()
     assert invitation.closed_by == "lapsed"
@@ -114,7 +114,7 @@ def test_the_host_cancels_an_invitation_and_the_bot_can_no_longer_accept_it(ana,
     invitation = services.invite_bot(table.pk, ana, 1, "robo")
     services.cancel_invitation(table.pk, ana, 1)
 
-    with pytest.raises(services.LobbyError, match=services.NO_SUCH_INVITATION):
+    with pytest.raises(services.LobbyError, match="closed: the host withdrew it"):
         services.accept_invitation(invitation.pk, robo)
     # The seat can be offered again.
     assert services.invite_bot(table.pk, ana, 1, "robo").pk != invitation.pk
@@ -138,8 +138,10 @@ def test_a_bot_account_joins_a_public_table_whose_host_allows_bot_accounts(ana, 
     seat = services.join_table(game.pk, robo)
 
     assert (seat.number, seat.user) == (1, robo)  # the first empty seat
-    with pytest.raises(services.LobbyError, match="already seated"):
+    with pytest.raises(services.LobbyError, match="You already sit at seat 1 of this table"):
         services.join_table(game.pk, robo, 3)
+    # Joining again without asking for another seat answers the seat it has.
+    assert services.join_table(game.pk, robo) == seat
 
 
 def test_a_bot_account_cannot_join_a_table_that_does_not_allow_bot_accounts(ana, robo, table):

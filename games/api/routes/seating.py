@@ -1,11 +1,12 @@
-"""Getting a bot account seated: its invitations and the open tables that take bot accounts
-(docs/bot-accounts.md, "Seating")."""
+"""Getting a bot account seated: its invitations, and joining an open table that takes bot
+accounts (docs/bot-accounts.md, "Seating"). The list of those tables is with the tables a
+bot makes (games.api.routes.tables), since one URL is one route module's."""
 
 from ninja import Path, Router
 from ninja.errors import HttpError
 
 from games.api.common import GameId, seat_out
-from games.api.schemas import MAX_ID, REFUSALS, Error, Invitation, JoinIn, OpenTable, SeatOut
+from games.api.schemas import MAX_ID, REFUSALS, Error, Invitation, JoinIn, SeatOut
 from lobby import services as lobby
 
 router = Router()
@@ -30,15 +31,6 @@ def accept(request, invitation_id: int = Path(..., ge=1, le=MAX_ID)):
     except lobby.LobbyError as exc:
         raise _lobby_refusal(exc) from None
     return seat_out(seat)
-
-
-@router.get("/tables", response={200: list[OpenTable], **REFUSALS})
-def tables(request):
-    """Open public tables whose host allows bot accounts and that have a free seat."""
-    return [
-        {"game": g.pk, "players": g.players, "pace": g.pace, "free_seats": g.free_seat_count()}
-        for g in lobby.open_tables_for_bots()
-    ]
 
 
 @router.post(
