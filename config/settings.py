@@ -127,6 +127,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "accounts.middleware.UserTimezoneMiddleware",
     "accounts.middleware.SeenMiddleware",
+    # The Bot API's X-RateLimit-* headers, on answers its token check charged for.
+    "games.api.quota.RateLimitHeaders",
     "config.middleware.RefuseUnroutablePathMiddleware",  # last: docs/security.md
 ]
 
@@ -303,6 +305,14 @@ CELERY_BEAT_SCHEDULE["sweep-clocks"] = {
     "schedule": envint("CLOCK_SWEEP_SECONDS", 1),
     # A sweep that waited behind a busy worker is useless: the next one is coming.
     "options": {"expires": 10},
+}
+# A bot account's events (GET /api/bot/events, docs/bot-accounts.md) are kept this many
+# days, then pruned by the hourly task below: a client away longer reads from the oldest kept.
+ACCOUNT_EVENTS_KEEP_DAYS = envint("ACCOUNT_EVENTS_KEEP_DAYS", 7)
+CELERY_BEAT_SCHEDULE["prune-account-events"] = {
+    "task": "games.tasks.prune_account_events",
+    "schedule": 3600,
+    "options": {"expires": 3600},
 }
 # Health (config/health.py, docs/deploy.md): beat sends the worker's heartbeat task and
 # records its own every HEARTBEAT_SECONDS; /readyz wants both younger than HEARTBEAT_MAX_AGE.

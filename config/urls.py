@@ -1,10 +1,11 @@
 from django.contrib import admin
 from django.shortcuts import redirect
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from games.api import api as bot_api
-from games.views.bot_docs import bot_docs
+from games.api import not_found as bot_api_not_found
+from games.api import pages as bot_docs
 from games.views.rules import rules
 
 
@@ -20,8 +21,15 @@ urlpatterns = [
     path("", include("games.history_urls")),  # history, replays, reports
     path("", include("lobby.urls")),
     path("rules/", rules, name="rules"),
-    path("bots/docs/", bot_docs, name="api_docs"),
+    # The pages for bot authors, at stable URLs that the API's messages point to.
+    path("bots/docs/", bot_docs.quick_start, name="api_docs"),
+    path("bots/docs/api/", bot_docs.reference, name="api_docs_reference"),
+    path("bots/docs/stream/", bot_docs.stream, name="api_docs_stream"),
+    path("bots/docs/model/", bot_docs.model, name="api_docs_model"),
     path("favicon.ico", favicon, name="favicon"),
-    # The Bot API and its OpenAPI schema (/api/bot/openapi.json), docs/bot-api.md.
+    # The Bot API and its OpenAPI schema (/api/bot/openapi.json), docs/bot-api.md; its
+    # streams' AsyncAPI document; any other path under it is a JSON 404, not a page.
+    path("api/bot/asyncapi.json", bot_docs.asyncapi_json, name="bot_api_asyncapi"),
     path("api/bot/", bot_api.urls),
+    re_path(r"^api/bot/", bot_api_not_found, name="bot_api_not_found"),
 ]

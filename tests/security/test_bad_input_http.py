@@ -551,6 +551,21 @@ def bot_api(name, args_of=lambda w, draw: ()):
     return case
 
 
+def answer_invitation(name):
+    """A person's Accept or Decline of an invitation none of the world's people has: a
+    missing one, someone else's, or an id no route holds."""
+
+    def case(w, draw):
+        invitation_id = spoilt(draw, draw(st.integers(min_value=1, max_value=2**31 - 1)))
+        return Request(logged_in(w, draw), "post", url(name, invitation_id), draw(junk_fields([])))
+
+    return case
+
+
+def bot_table_seat(w, draw):
+    return (any_game_id(w, draw), draw(st.one_of(st.integers(min_value=0), path_parts)))
+
+
 CASES = {
     "accounts:signup": signup,
     "accounts:login": login,
@@ -612,6 +627,27 @@ CASES = {
     "bot_api:seats": bot_api("bot_api:seats"),
     "bot_api:game": bot_api("bot_api:game", lambda w, draw: (any_game_id(w, draw),)),
     "bot_api:decide": bot_api("bot_api:decide", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:export": bot_api("bot_api:export", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:events": bot_api("bot_api:events"),
+    # Tables made by bots (games/api/routes/tables.py).
+    "bot_api:create": bot_api("bot_api:create"),
+    "bot_api:table": bot_api("bot_api:table", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:close": bot_api("bot_api:close", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:invite": bot_api("bot_api:invite", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:site_bot": bot_api("bot_api:site_bot", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:vacate": bot_api("bot_api:vacate", bot_table_seat),
+    "bot_api:start": bot_api("bot_api:start", lambda w, draw: (any_game_id(w, draw),)),
+    "bot_api:decline": bot_api("bot_api:decline", lambda w, draw: (any_game_id(w, draw),)),
+    "lobby:accept_invitation": answer_invitation("lobby:accept_invitation"),
+    "lobby:decline_invitation": answer_invitation("lobby:decline_invitation"),
+    "history:bot_leaderboard": page("history:bot_leaderboard"),
+    # The pages for bot authors, the streams' AsyncAPI document, and the JSON 404 of any
+    # other path under /api/bot/.
+    "api_docs_reference": page("api_docs_reference"),
+    "api_docs_stream": page("api_docs_stream"),
+    "api_docs_model": page("api_docs_model"),
+    "bot_api_asyncapi": page("bot_api_asyncapi"),
+    "bot_api_not_found": page("bot_api_not_found"),
 }
 
 

@@ -24,6 +24,8 @@ NO_CSRF = {"/accounts/unsubscribe/x/": 400}
 # has no credential to ride on: without a token it is a 401 (with a session or not).
 BEARER_ONLY = "/api/bot/"
 SCHEMA = "/api/bot/openapi.json"  # read with GET, like a page: a post is refused as anywhere
+# Any other path under /api/bot/ is no route: a JSON 404, whatever the method or credential.
+NO_ROUTE = "/api/bot/no-such-route/"
 
 
 def every_url(world):
@@ -31,6 +33,7 @@ def every_url(world):
     values = {
         "game_id": world.open_table.pk,
         "number": 2,
+        "seat": 2,
         "token": "x",
         "uidb64": "x",
         "username": "bo",
@@ -47,6 +50,8 @@ def every_url(world):
             found.append("/admin/games/")
         elif "(?P<url>" in route:
             found.append("/admin/no-such-page/")
+        elif route == "^api/bot/":
+            found.append(NO_ROUTE)
         else:
             found.append(
                 "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route)
@@ -70,6 +75,10 @@ def test_every_post_without_the_token_is_refused(who):
             response = client.post(url, {"reason": "x", "level": "easy"}, headers=headers)
             if url in NO_CSRF:
                 assert response.status_code == NO_CSRF[url], url
+                continue
+            if url == NO_ROUTE:
+                assert response.status_code == 404, url
+                assert "/bots/docs/api/" in response.json()["detail"], url
                 continue
             if url.startswith(BEARER_ONLY) and url not in (BEARER_ONLY, SCHEMA):
                 assert response.status_code in (401, 405), (url, response.status_code)

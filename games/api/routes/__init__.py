@@ -9,9 +9,11 @@ bot's seat, a person's, no such game), so that ids tell nothing.
 
 from ninja import Router
 
-from games.api.routes import account, play, seating
+from games.api.routes import account, events, play, seating, tables
 
 router = Router()
 router.add_router("", account.router)
 router.add_router("", seating.router)
+router.add_router("", tables.router)
 router.add_router("", play.router)
+router.add_router("", events.router)

@@ -89,7 +89,9 @@ def test_a_bot_cannot_accept_another_bots_invitation(robo, rita, robo_api, rita_
     # Seated at an open table: no view yet, nothing to play.
     answer = robo_api.get(f"/games/{table.pk}").json()
     assert answer["view"] is None and answer["legal"] == []
-    assert robo_api.post(f"/invitations/{invitation.pk}/accept").status_code == 404
+    # Accepting again (a retry) answers the same seat: accepting is idempotent.
+    again = robo_api.post(f"/invitations/{invitation.pk}/accept")
+    assert again.status_code == 200 and again.json()["seat"] == 1
 
 
 def test_joining_an_open_table_that_allows_bots(robo, robo_api):
@@ -102,7 +104,9 @@ def test_joining_an_open_table_that_allows_bots(robo, robo_api):
     joined = robo_api.post(f"/tables/{allowing.pk}/join", {"seat": 2})
     assert joined.status_code == 200, joined.content
     assert allowing.seats.get(number=2).user == robo
-    assert robo_api.post(f"/tables/{allowing.pk}/join").status_code == 409
+    # Joining again (a retry) answers the seat it holds.
+    again = robo_api.post(f"/tables/{allowing.pk}/join")
+    assert again.status_code == 200 and again.json()["seat"] == 2
 
 
 def test_an_illegal_move_is_a_400_with_the_engines_words_and_changes_nothing(robo, robo_api):
@@ -141,13 +145,22 @@ def test_the_same_key_twice_is_one_decision(robo, robo_api):
 
 
 def test_a_stale_seq_is_refused(robo, robo_api):
+    """A second decision made on the state before the seat's own first one (a retry
+    with a new key) is refused, not applied to a position the program did not see."""
     game = my_turn_game(robo)
     answer = robo_api.get(f"/games/{game.pk}").json()
+    first = robo_api.post(
+        f"/games/{game.pk}/decisions",
+        {"action": choose(answer), "key": "first", "seq": answer["seq"]},
+    )
+    assert first.status_code == 200
     response = robo_api.post(
         f"/games/{game.pk}/decisions",
-        {"action": choose(answer), "key": "s", "seq": answer["seq"] - 1},
+        {"action": answer["legal"][-1], "key": "second", "seq": answer["seq"]},
     )
     assert response.status_code == 409
+    assert "moved on" in response.json()["detail"]
+    assert Game.objects.get(pk=game.pk).last_seq == first.json()["seq"]
 
 
 def test_a_move_is_recorded_as_the_bot_accounts_own(robo, robo_api):
