@@ -6,10 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test install migrate bench clean
 
-$(STAMP): pyproject.toml
+# The Bot API's client package (clients/python) is installed beside the site, editable: the
+# tests import it and run examples/random_bot.py on it as a subprocess, which a sys.path
+# insert in a conftest would not reach. It is not in the `test` extra because an extra
+# cannot name a package by a relative path (PEP 508 takes only absolute file:// URLs).
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e ./clients/python
 	touch $(STAMP)
 
 install: $(STAMP)
