@@ -120,6 +120,22 @@ def issue(user, name):
     return token, raw
 
 
+def bearer(scope):
+    """The raw token of an ASGI handshake's `Authorization: Bearer <token>` header, or None:
+    how the Bot API's streams are let in (games.bot_stream, games.account_stream)."""
+    for name, value in scope.get("headers") or ():
+        if name.lower() == b"authorization":
+            scheme, _, raw = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and raw.strip():
+                return raw.strip()
+    return None
+
+
+def stream_recheck_seconds():
+    """How often an open stream checks its token (and its seat) again."""
+    return getattr(settings, "BOT_STREAM_RECHECK_SECONDS", 10)
+
+
 def authenticate(raw, now=None):
     """(user, token) for a raw token that may play now, else None: the token exists and is
     not revoked, its account is an active bot account, neither banned nor suspended."""

@@ -22,45 +22,22 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
 
 from accounts import bot_tokens
 from accounts.models import ApiToken
 from games import push
-from games.actions import account_events
+from games.actions import account_events, seat_door
 
 log = logging.getLogger(__name__)
 
-CLOSE_BAD_REQUEST = 4400
-CLOSE_BAD_TOKEN = 4401
-CLOSE_TOO_MANY = 4429
-CLOSE_SERVER_ERROR = 4503
-# Why the stream closed, in words, as the game stream's (games.bot_stream.CLOSE_REASONS):
-# in a `closing` frame just before the close, and as the close frame's reason (which
-# Daphne drops: the frame is what a program can count on). At most 123 bytes each.
-REASONS = {
-    CLOSE_BAD_REQUEST: "since is the id of an event you were sent: a whole number from 0.",
-    CLOSE_BAD_TOKEN: "No valid bot token: send 'Authorization: Bearer <token>' of a live token.",
-    CLOSE_TOO_MANY: "This bot account has too many streams open: close one first.",
-    CLOSE_SERVER_ERROR: "The server cannot carry on with this stream: reconnect shortly.",
-}
+# Why it closes: the Bot API streams' codes and their words (games.actions.seat_door).
+CLOSE_BAD_REQUEST = seat_door.CLOSE_BAD_REQUEST
+CLOSE_BAD_TOKEN = seat_door.CLOSE_BAD_TOKEN
+CLOSE_TOO_MANY = seat_door.CLOSE_TOO_MANY
+CLOSE_SERVER_ERROR = seat_door.CLOSE_SERVER_ERROR
 MAX_SINCE = 2**63 - 1
 # Read again this soon while an event waits for an earlier one that may still commit.
 HELD_RETRY = 0.25
-
-
-def recheck_seconds():
-    return getattr(settings, "BOT_STREAM_RECHECK_SECONDS", 10)
-
-
-def bearer(scope):
-    """The raw token of the handshake's `Authorization: Bearer <token>` header, or None."""
-    for name, value in scope.get("headers") or ():
-        if name.lower() == b"authorization":
-            scheme, _, raw = value.decode("latin-1").partition(" ")
-            if scheme.lower() == "bearer" and raw.strip():
-                return raw.strip()
-    return None
 
 
 def since_of(scope):
@@ -96,7 +73,7 @@ class AccountStreamConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self):
         since = since_of(self.scope)
-        found = await database_sync_to_async(opening)(bearer(self.scope))
+        found = await database_sync_to_async(opening)(bot_tokens.bearer(self.scope))
         await self.accept()
         if found is None:
             await self.close_for(CLOSE_BAD_TOKEN)
@@ -137,8 +114,9 @@ class AccountStreamConsumer(AsyncJsonWebsocketConsumer):
             return
         self.closing = True
         log.info("account event stream closed (%s)", code)
-        await self.send_json({"type": "closing", "code": code, "reason": REASONS[code]})
-        await self.close(code=code, reason=REASONS[code])
+        frame = seat_door.closing_frame(code)
+        await self.send_json(frame)
+        await self.close(code=code, reason=frame["reason"])
 
     async def disconnect(self, code):
         for task in (self.watcher, self.again):
@@ -179,7 +157,7 @@ class AccountStreamConsumer(AsyncJsonWebsocketConsumer):
         catches up on a push it may have missed."""
         try:
             while True:
-                await asyncio.sleep(recheck_seconds())
+                await asyncio.sleep(bot_tokens.stream_recheck_seconds())
                 if await self.check():
                     return
                 if not await database_sync_to_async(bot_tokens.stream_alive)(

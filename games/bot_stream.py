@@ -31,7 +31,6 @@ import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
 from django.db import transaction
 
 from accounts import bot_tokens
@@ -51,31 +50,7 @@ CLOSE_TOO_MANY = seat_door.CLOSE_TOO_MANY
 CLOSE_SERVER_ERROR = seat_door.CLOSE_SERVER_ERROR
 MAX_MESSAGE = 16 * 1024  # as the game socket: a decision is a few hundred characters
 
-# Why the stream closed, in words: sent in a `closing` frame just before the close, and as
-# the close frame's reason. Daphne (4.2) drops an application's close reason and sends the
-# code alone, so the frame is what a program can count on; a server that keeps the reason
-# sends it as well. A close frame's reason holds at most 123 bytes: these are shorter.
-CLOSE_REASONS = {
-    CLOSE_BAD_TOKEN: "No valid bot token: send 'Authorization: Bearer <token>' of a live token.",
-    CLOSE_NO_SEAT: "This bot account holds no seat at this game.",
-    CLOSE_SEAT_LOST: "This seat is no longer this bot account's.",
-    CLOSE_TOO_MANY: "This bot account has too many streams open: close one first.",
-    CLOSE_SERVER_ERROR: "The server cannot carry on with this stream: reconnect shortly.",
-}
-
-
-def recheck_seconds():
-    return getattr(settings, "BOT_STREAM_RECHECK_SECONDS", 10)
-
-
-def bearer(scope):
-    """The raw token of the handshake's `Authorization: Bearer <token>` header, or None."""
-    for name, value in scope.get("headers") or ():
-        if name.lower() == b"authorization":
-            scheme, _, raw = value.decode("latin-1").partition(" ")
-            if scheme.lower() == "bearer" and raw.strip():
-                return raw.strip()
-    return None
+CLOSE_REASONS = seat_door.CLOSE_REASONS
 
 
 def stream_access(raw, game_id, seat=None):
@@ -120,7 +95,7 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        self.raw = bearer(self.scope)
+        self.raw = bot_tokens.bearer(self.scope)
         reader, token_id, code = await database_sync_to_async(stream_access)(self.raw, self.game_id)
         await self.accept()
         if code is not None:
@@ -179,16 +154,16 @@ class BotStreamConsumer(AsyncJsonWebsocketConsumer):
         if self.closing:
             return
         self.closing = True
-        reason = CLOSE_REASONS[code]
-        await self.send_json({"type": "closing", "code": code, "reason": reason})
-        await self.close(code=code, reason=reason)
+        frame = seat_door.closing_frame(code)
+        await self.send_json(frame)
+        await self.close(code=code, reason=frame["reason"])
 
     async def watch(self):
         """Checks access every RECHECK_SECONDS, and catches up on a push it may have missed
         (a Redis restart): the state goes out only if its seq is newer."""
         try:
             while True:
-                await asyncio.sleep(recheck_seconds())
+                await asyncio.sleep(bot_tokens.stream_recheck_seconds())
                 if await self.check_access():
                     return
                 if not await database_sync_to_async(bot_tokens.stream_alive)(

@@ -42,6 +42,33 @@ CLOSE_NO_SEAT: Final = 4404  # a stream: the bot holds no seat at this game (or 
 CLOSE_SEAT_LOST: Final = 4410  # the seat is no longer the reader's (moved, removed, taken over)
 CLOSE_RESTRICTED: Final = 4423  # the account is banned or suspended
 CLOSE_TOO_MANY: Final = 4429  # a stream: the bot account has its API_STREAMS_PER_BOT open
+# The account's event stream: its `since` is no event id.
+CLOSE_BAD_REQUEST: Final = 4400
+
+# Why a Bot API stream closed, in words: sent in a `closing` frame just before the close, and
+# as the close frame's reason. Daphne (4.2) drops an application's close reason and sends the
+# code alone, so the frame is what a program can count on; a server that keeps the reason
+# sends it as well. A close frame's reason holds at most 123 bytes: these are shorter.
+CLOSE_REASONS: Final[dict[int, str]] = {
+    CLOSE_BAD_REQUEST: "since is the id of an event you were sent: a whole number from 0.",
+    CLOSE_BAD_TOKEN: "No valid bot token: send 'Authorization: Bearer <token>' of a live token.",
+    CLOSE_NO_SEAT: "This bot account holds no seat at this game.",
+    CLOSE_SEAT_LOST: "This seat is no longer this bot account's.",
+    CLOSE_TOO_MANY: "This bot account has too many streams open: close one first.",
+    CLOSE_SERVER_ERROR: "The server cannot carry on with this stream: reconnect shortly.",
+}
+
+
+class ClosingFrame(TypedDict):
+    type: str
+    code: int
+    reason: str
+
+
+def closing_frame(code: int) -> ClosingFrame:
+    """What a Bot API stream sends just before it closes with `code`: the code and why."""
+    return {"type": "closing", "code": code, "reason": CLOSE_REASONS[code]}
+
 
 NOT_A_MOVE: Final[dict[Kind, str]] = {
     PERSON: "That is not a move.",

@@ -170,7 +170,11 @@ def test_every_page_and_every_decision_has_no_axe_violation(daphne_url, chromium
         ("/accounts/password/reset/", "password reset"),
         ("/rules/", "rules (visitor)"),
         ("/bots/docs/", "Bot API (visitor)"),
+        ("/bots/docs/api/", "Bot API routes (visitor)"),
+        ("/bots/docs/stream/", "Bot API streams (visitor)"),
+        ("/bots/docs/model/", "Bot API data model (visitor)"),
         ("/ratings/", "ratings (visitor)"),
+        ("/ratings/bots/", "the bots' ratings (visitor)"),
         ("/watch/", "watch (visitor)"),
     ]:
         audit.visit(visitor, base + url, label)

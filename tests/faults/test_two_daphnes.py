@@ -120,8 +120,18 @@ def test_two_players_on_two_daphnes_see_each_others_moves_and_the_workers_bot_mo
     assert {events[2].actor, events[3].actor} == {"bot"}
     assert {events[2].seat, events[3].seat} == {2, 3}
     assert (events[4].seat, events[4].actor, events[5].seat) == (0, "person", 1)
-    assert players["ana"].replies["ana-1"] == {"type": "ok", "seq": 4, "key": "ana-1"}
-    assert players["bo"].replies["bo-1"] == {"type": "ok", "seq": 5, "key": "bo-1"}
+    assert players["ana"].replies["ana-1"] == {
+        "type": "ok",
+        "seq": 4,
+        "key": "ana-1",
+        "replayed": False,
+    }
+    assert players["bo"].replies["bo-1"] == {
+        "type": "ok",
+        "seq": 5,
+        "key": "bo-1",
+        "replayed": False,
+    }
     # What each saw is the other's move, in that seat's own words (never the card).
     assert "Ana has chosen a card to pass." in _log_lines(bo_sees)
     assert "Bo has chosen a card to pass." in _log_lines(ana_sees)

@@ -244,6 +244,18 @@ def table(request, game_id: int = GameId):
     return table_out(request, _visible_table(request.auth, game_id))
 
 
+def _host_changes(request, game_id, change, *args):
+    """The host's change of its table through the lobby's service `change` (which checks
+    that the caller hosts it, under the table's lock), answered with the table as it is
+    then."""
+    game = _visible_table(request.auth, game_id)
+    try:
+        change(game.pk, request.auth, *args)
+    except lobby.LobbyError as exc:
+        raise _refusal(exc) from None
+    return table_out(request, game)
+
+
 @router.delete(
     "/tables/{game_id}", response={200: TableOut, **REFUSALS, 403: Error, 404: Error, 409: Error}
 )
@@ -290,12 +302,7 @@ def invite(request, body: InviteIn, game_id: int = GameId):
 )
 def site_bot(request, body: SiteBotIn, game_id: int = GameId):
     """The host puts a site bot of `level` in an empty seat."""
-    game = _visible_table(request.auth, game_id)
-    try:
-        lobby.add_bot(game.pk, request.auth, body.seat, body.level)
-    except lobby.LobbyError as exc:
-        raise _refusal(exc) from None
-    return table_out(request, game)
+    return _host_changes(request, game_id, lobby.add_bot, body.seat, body.level)
 
 
 @router.delete(
@@ -305,12 +312,7 @@ def site_bot(request, body: SiteBotIn, game_id: int = GameId):
 def vacate(request, game_id: int = GameId, seat: int = Path(..., ge=0, le=15)):
     """The host empties a seat: its occupant (a bot account, a person or a site bot, never
     the host) leaves it, or, for an empty seat, its open invitation is withdrawn."""
-    game = _visible_table(request.auth, game_id)
-    try:
-        lobby.vacate_seat(game.pk, request.auth, seat)
-    except lobby.LobbyError as exc:
-        raise _refusal(exc) from None
-    return table_out(request, game)
+    return _host_changes(request, game_id, lobby.vacate_seat, seat)
 
 
 @router.post(
@@ -320,12 +322,7 @@ def vacate(request, game_id: int = GameId, seat: int = Path(..., ge=0, le=15)):
 def start(request, game_id: int = GameId):
     """The host deals: every seat must be taken. A rated table of bot accounts only stays
     rated (the bots' ladder); with a site bot, or people too, it is dealt casual."""
-    game = _visible_table(request.auth, game_id)
-    try:
-        lobby.start_table(game.pk, request.auth)
-    except lobby.LobbyError as exc:
-        raise _refusal(exc) from None
-    return table_out(request, game)
+    return _host_changes(request, game_id, lobby.start_table)
 
 
 @router.post(

@@ -79,8 +79,8 @@ def test_a_socket_move_whose_database_connection_dies_is_refused_clearly_and_sto
     _, first, again = asyncio.run(
         _talk(url, session_cookie(ana), [f"/ws/games/{game.pk}/", move, move])
     )
-    assert first == {"type": "ok", "seq": 2, "key": "first-try"}
-    assert again == {"type": "ok", "seq": 2, "key": "first-try"}
+    assert first == {"type": "ok", "seq": 2, "key": "first-try", "replayed": False}
+    assert again == {"type": "ok", "seq": 2, "key": "first-try", "replayed": True}
     (event,) = GameEvent.objects.filter(game=game, seq__gt=1)
     assert (event.seat, event.action, event.idempotency_key) == (
         0,

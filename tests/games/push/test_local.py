@@ -107,7 +107,7 @@ def test_a_move_reaches_a_socket_of_this_process_through_its_inbox_after_the_mov
 
     held, first, second, pushed, later = async_to_sync(scenario)()
     assert len(held) >= 2  # both sockets opened an inbox
-    assert first == {"type": "ok", "seq": 2, "key": "pick-1"}
+    assert first == {"type": "ok", "seq": 2, "key": "pick-1", "replayed": False}
     assert (second["type"], second["seq"]) == ("fragments", 2)
     assert (pushed["type"], pushed["seq"], later["seq"]) == ("fragments", 2, 3)
     assert not held & set(local._inboxes)  # closed with their sockets
