@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from accounts.models import ApiToken
 from games import push, store
+from games.engine import trades
 from games.engine.types import Event, SeatView
 from games.models import AccountEvent, Game, GameEvent, Seat
 from games.store import seats
@@ -70,9 +71,6 @@ KINDS = (
 
 # Why an invitation closed, from lobby.models.Invitation.closed_by.
 CLOSED_REASONS = {"bot": "declined", "host": "cancelled", "lapsed": "lapsed"}
-# A pass that only records a pick leaves every other seat's choice as it was
-# (games.actions.decisions.still_valid): no new your_turn for them.
-_PICK_ONLY = frozenset({"picked", "pick"})
 
 SETTLE_SECONDS = 10  # far longer than any transaction that records an event
 READ_BATCH = 200
@@ -206,7 +204,9 @@ def game_moved(
     finished = columns.get("status") == Game.Status.FINISHED
     before = set(game.waiting_on or [])
     stand_ins = set(columns.get("bot_seats", game.bot_seats) or [])
-    moved = any(e.get("type") not in _PICK_ONLY for e in events)
+    # A pass that only records a pick leaves every other seat's choice as it was
+    # (games.actions.decisions.still_valid): no new your_turn for them.
+    moved = not trades.only_picks(events)
     own = seat if actor == GameEvent.Actor.PERSON else None
     turns = [
         s

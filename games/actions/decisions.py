@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from games import effects, engine, metrics, store
 from games.actions import account_events, clock, ratings
-from games.engine import GameState
+from games.engine import GameState, trades
 from games.engine.types import Action, Event, SeatView
 from games.models import Game, GameEvent, GameSnapshot
 from games.store import seats
@@ -283,9 +283,6 @@ def apply_decision(
     return DecisionResult(event, replayed=False, game=game)
 
 
-# Engine events a pick records while the pass or swap it belongs to is still open
-# (games.engine.trades): the public "someone has chosen" and the chooser's own card.
-_PICK_ONLY = frozenset({"picked", "pick"})
 STALE = "The game has moved on since event {seq}: your seat's position changed; look again."
 FUTURE = (
     "There is no event {seq} in this game yet (its last is {last}): send the seq of a state "
@@ -332,7 +329,7 @@ def still_valid(game_id: int, seat: int, since: int) -> bool:
                 continue  # a note: the engine's state is as it was
             if kind != "pass" or row_seat == seat:
                 return False
-            if any(event.get("type") not in _PICK_ONLY for event in events or ()):
+            if not trades.only_picks(events or ()):
                 return False
         since = chunk[-1][0]
 

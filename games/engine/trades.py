@@ -1,12 +1,23 @@
 """The four trades between partners: setup pass, symbol swap, half pass and tag-in pass."""
 
 from bisect import insort
+from collections.abc import Sequence
 from typing import cast
 
 from .cards import RANK, card_name
 from .common import GIVE, PICK_SETUP, PICK_SWAP, PLAY, IllegalAction, rank
 from .state import State
 from .types import Action, Event
+
+# What a simultaneous pick records while its pass or swap is still open: the public "someone
+# has chosen" and the chooser's own card. Events of nothing else leave every other seat's
+# hand, decision and legal actions as they were.
+PICK_EVENTS = frozenset({"picked", "pick"})
+
+
+def only_picks(events: Sequence[Event]) -> bool:
+    """Whether `events` (one action's) only record a pick that left the pass or swap open."""
+    return all(event.get("type") in PICK_EVENTS for event in events)
 
 
 class Trades(State):
