@@ -48,6 +48,20 @@ class User(AbstractUser):
     notify_reminder_email = models.BooleanField(
         "email me a reminder at half time of a deadline", default=True
     )
+    # Web Push to the devices the player subscribed (PushSubscription): the same rules as
+    # the emails, each channel with its own choices (docs/notifications.md).
+    turn_push = models.CharField(
+        "notify my devices when it is my turn (turn-by-turn games)",
+        max_length=10,
+        choices=TurnEmail,
+        default=TurnEmail.IMMEDIATE,
+        help_text="A notification on each device you turned them on for; only when you are "
+        'away, at most once a game until you have been back. "Never" also stops "your '
+        'game is starting" from Find a game.',
+    )
+    notify_reminder_push = models.BooleanField(
+        "notify my devices at half time of a deadline", default=True
+    )
     # Quiet hours, in the player's time zone; both empty: none. An email waits until they
     # end, except a reminder whose deadline falls inside them (games.actions.outbox).
     quiet_start = models.TimeField("quiet hours from", null=True, blank=True)
@@ -164,3 +178,32 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (its `PushSubscription.toJSON()`): where the push
+    service takes messages for it, and the keys they are encrypted to (RFC 8291). Sent to
+    by games.actions.webpush; dropped when the push service answers 404 or 410."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="push_subscriptions")
+    # The push service's URL for this browser: unique, so a browser shared by two accounts
+    # one after the other belongs to the one that subscribed last.
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=100)  # the browser's P-256 key, base64url
+    auth = models.CharField(max_length=40)  # its 16-byte auth secret, base64url
+    # What the profile calls the device: "Chrome on Android", from its User-Agent.
+    label = models.CharField(max_length=80, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    # Pushes in a row the service refused for a while (429, 5xx, unreachable).
+    failures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.label or 'a device'} of {self.user}"
+
+    def info(self) -> dict[str, object]:
+        """What pywebpush takes: the subscription's JSON."""
+        return {"endpoint": self.endpoint, "keys": {"p256dh": self.p256dh, "auth": self.auth}}

@@ -1,3 +1,5 @@
+import json
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -5,14 +7,15 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.shortcuts import redirect, render
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import emails, ratelimit, signals
+from . import emails, push, ratelimit, signals
 from .forms import LoginForm, ProfileForm, SignUpForm, clean_address, login_name
-from .models import User
+from .models import PushSubscription, User
 from .ratelimit import in_words
 from .tokens import read_email_token, read_unsubscribe_token
 
@@ -207,7 +210,7 @@ def resend_confirmation(request):
         return redirect("accounts:profile")
     refusal = confirmation_refusal(user)
     if refusal:
-        context = {"form": ProfileForm(instance=user), "error": refusal}
+        context = profile_context(user, ProfileForm(instance=user), error=refusal)
         return render(request, "accounts/profile.html", context, status=429)
     mail_about_address(user, address, owner_of(address, other_than=user), during=None)
     messages.info(request, f"We sent a new confirmation link to {address}.")
@@ -222,14 +225,14 @@ def profile(request):
         attached = (user.email or "").lower()
         form = ProfileForm(request.POST, instance=user)
         if not form.is_valid():
-            return render(request, "accounts/profile.html", {"form": form}, status=400)
+            return render(request, "accounts/profile.html", profile_context(user, form), status=400)
         address = form.cleaned_data["email"]
         new_address = address not in (on_profile, attached)
         if new_address and (
             ratelimit.count("email-change", user.pk) >= settings.EMAIL_CHANGE_RATE_LIMIT
         ):
             wait = in_words(ratelimit.retry_after("email-change", user.pk))
-            context = {"form": form, "error": TOO_MANY_EMAIL_CHANGES.format(wait=wait)}
+            context = profile_context(user, form, error=TOO_MANY_EMAIL_CHANGES.format(wait=wait))
             return render(request, "accounts/profile.html", context, status=429)
         user = form.save(commit=False)
         if new_address:
@@ -248,7 +251,48 @@ def profile(request):
         messages.success(request, "Your profile is saved.")
         return redirect("accounts:profile")
     form = ProfileForm(instance=user)
-    return render(request, "accounts/profile.html", {"form": form})
+    return render(request, "accounts/profile.html", profile_context(user, form))
+
+
+def profile_context(user, form, **more):
+    """The profile page's context: the form, and the devices getting Web Push."""
+    devices = PushSubscription.objects.filter(user=user).order_by("created_at", "pk")
+    return {"form": form, "push_devices": list(devices), **more}
+
+
+@login_required
+@require_POST
+def push_subscribe(request):
+    """A browser's `PushSubscription.toJSON()`, posted by static/js/push.js (CSRF header,
+    as every post of the site): 201 {"id"} for a new device, 200 for one the account has,
+    400 {"detail"} with the reason for one the site does not take
+    (in words, as the Bot API answers)."""
+    try:
+        data = json.loads(request.body or b"null")
+        row, created = push.subscribe(request.user, data, request.headers.get("User-Agent", ""))
+    except (ValueError, push.Refused) as exc:
+        reason = str(exc) if isinstance(exc, push.Refused) else "expected JSON"
+        return JsonResponse({"detail": reason}, status=400)
+    if created:
+        # "Your turn" rows already waiting (for the daily email's hour, say) are looked at
+        # again, so that the new device hears of them by its own rules.
+        signals.email_choices_changed.send(sender=User, user_id=request.user.pk)
+    return JsonResponse({"id": row.pk, "label": row.label}, status=201 if created else 200)
+
+
+@login_required
+@require_POST
+def push_remove(request, subscription_id):
+    """Removes one of the account's devices (the profile's button, or push.js when the
+    device turns notifications off or logs out); another account's is not found (404)."""
+    if subscription_id == 0:
+        raise Http404
+    row = get_object_or_404(PushSubscription, pk=subscription_id, user=request.user)
+    row.delete()
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"removed": subscription_id})
+    messages.success(request, f"{row.label or 'The device'} gets no more notifications.")
+    return redirect("accounts:profile")
 
 
 class PasswordChangeView(RefuseInvalidForm, auth_views.PasswordChangeView):

@@ -87,6 +87,10 @@ CONTENT_SECURITY_POLICY = {
         "style-src": ["'self'"],
         "img-src": ["'self'"],
         "connect-src": ["'self'"],
+        # The service worker at /sw.js and the web app's manifest (config/webapp.py,
+        # docs/web-app.md): said, not left to default-src, so that tightening it keeps them.
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'none'"],
         "form-action": ["'self'"],
@@ -148,6 +152,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "games.context.my_games",
+                # VAPID_PUBLIC_KEY: the key a browser subscribes to Web Push with.
+                "accounts.context.web_push",
             ],
         },
     },
@@ -314,6 +320,29 @@ CELERY_BEAT_SCHEDULE["prune-account-events"] = {
     "schedule": 3600,
     "options": {"expires": 3600},
 }
+# --- Find a game (docs/matchmaking.md) ------------------------------------------
+# A real-time search belongs to an open find page: its site socket says "here" every
+# SEARCH_HEARTBEAT_SECONDS, and a search not heard from for SEARCH_ALIVE_SECONDS (a page
+# in the background: SEARCH_HIDDEN_ALIVE_SECONDS, since browsers slow a hidden tab's timers)
+# is not matched and is closed by the sweep. A closed socket leaves SEARCH_CLOSE_GRACE_SECONDS
+# for a reload. A turn-by-turn search needs no page and lasts SEARCH_TURN_BASED_HOURS.
+SEARCH_HEARTBEAT_SECONDS = envint("SEARCH_HEARTBEAT_SECONDS", 3)
+SEARCH_ALIVE_SECONDS = envint("SEARCH_ALIVE_SECONDS", 10)
+SEARCH_HIDDEN_ALIVE_SECONDS = envint("SEARCH_HIDDEN_ALIVE_SECONDS", 75)
+SEARCH_CLOSE_GRACE_SECONDS = envint("SEARCH_CLOSE_GRACE_SECONDS", 3)
+SEARCH_TURN_BASED_HOURS = envint("SEARCH_TURN_BASED_HOURS", 24)
+# Rated searches: people within SEARCH_RATING_GAP points (the shown rating) of each other,
+# the gap growing by SEARCH_RATING_WIDEN every SEARCH_RATING_WIDEN_SECONDS waited.
+SEARCH_RATING_GAP = envint("SEARCH_RATING_GAP", 100)
+SEARCH_RATING_WIDEN = envint("SEARCH_RATING_WIDEN", 50)
+SEARCH_RATING_WIDEN_SECONDS = envint("SEARCH_RATING_WIDEN_SECONDS", 10)
+# Each new or changed search runs the matcher once its row commits; beat's sweep is the
+# safety net (a match missed, the bots' wait ended, stale searches closed).
+CELERY_BEAT_SCHEDULE["sweep-searches"] = {
+    "task": "lobby.tasks.sweep_searches",
+    "schedule": envint("SEARCH_SWEEP_SECONDS", 2),
+    "options": {"expires": 10},
+}
 # Health (config/health.py, docs/deploy.md): beat sends the worker's heartbeat task and
 # records its own every HEARTBEAT_SECONDS; /readyz wants both younger than HEARTBEAT_MAX_AGE.
 HEARTBEAT_SECONDS = envint("HEARTBEAT_SECONDS", 10)
@@ -364,6 +393,30 @@ VERIFY_RATE_WINDOW = envint("VERIFY_RATE_WINDOW", 60)
 # REPORT_RATE_WINDOW seconds, besides one open report per reporter, table and player.
 REPORT_RATE_LIMIT = envint("REPORT_RATE_LIMIT", 10)
 REPORT_RATE_WINDOW = envint("REPORT_RATE_WINDOW", 24 * 60 * 60)
+
+# --- Web Push (docs/notifications.md) ------------------------------------------
+# The VAPID key that signs every push: a PEM or the base64url of the raw private number.
+# Unset with DEBUG on: generated once into VAPID_KEY_FILE and kept (a new key would orphan
+# every subscribed device), as the embedded SECRET_KEY is for development only. Unset with
+# DEBUG off: Web Push is off (several web processes must share one key).
+VAPID_PRIVATE_KEY = envstr("VAPID_PRIVATE_KEY", "")
+VAPID_KEY_FILE = str(BASE_DIR / "var" / "vapid_private.pem") if DEBUG else ""
+# Who the push services may write to about this sender (RFC 8292's `sub`).
+VAPID_SUBJECT = envstr("VAPID_SUBJECT", "mailto:admin@localhost")
+# A push service's address must be https; http only with this on (the tests' local one).
+WEBPUSH_ALLOW_HTTP = envbool("WEBPUSH_ALLOW_HTTP", False)
+# How long a push service keeps a message for a device that is offline (its TTL header).
+WEBPUSH_TTL_SECONDS = envint("WEBPUSH_TTL_SECONDS", 12 * 3600)
+WEBPUSH_TIMEOUT_SECONDS = envint("WEBPUSH_TIMEOUT_SECONDS", 10)
+# The push services a subscription may name (a host, or a suffix after a dot): the site
+# POSTs to the endpoint a browser gives, so not to any address an account likes. Empty:
+# any host. These are Chrome's, Firefox's, Safari's and Edge's.
+WEBPUSH_HOSTS = envlist(
+    "WEBPUSH_HOSTS",
+    ["fcm.googleapis.com", "push.services.mozilla.com", "push.apple.com", "notify.windows.com"],
+)
+# Devices one account may subscribe; the oldest goes when a new one is past the limit.
+WEBPUSH_MAX_DEVICES = envint("WEBPUSH_MAX_DEVICES", 20)
 
 # --- Accounts ---------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

@@ -394,11 +394,20 @@ class EmailOutbox(models.Model):
     class Kind(models.TextChoices):
         TURN = "turn", "Your turn"
         REMINDER = "reminder", "Half-time reminder"
+        # Find a game seated the player (Web Push only: games.actions.webpush.table_found).
+        START = "start", "Your game is starting"
+
+    class Channel(models.TextChoices):
+        # The same decision goes out on each channel, each row decided on its own by the
+        # same rules (games.actions.outbox): a player may have email, devices, both.
+        EMAIL = "email", "Email"
+        PUSH = "push", "Web Push"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="emails")
     seat = models.PositiveSmallIntegerField()
     seq = models.PositiveIntegerField()  # the decision: the clock's `since`
     kind = models.CharField(max_length=10, choices=Kind)
+    channel = models.CharField(max_length=5, choices=Channel, default=Channel.EMAIL)
     created_at = models.DateTimeField(default=timezone.now)
     # Not looked at again before this: the player was on the site, quiet hours, the daily
     # email's hour (games.actions.outbox.decide). The sweep sends what is due.
@@ -410,13 +419,14 @@ class EmailOutbox(models.Model):
         max_length=10,
         blank=True,
         default="",
-        choices=[("email", "its own email"), ("digest", "a digest")],
+        choices=[("email", "its own email"), ("digest", "a digest"), ("push", "its own push")],
     )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["game", "seq", "seat", "kind"], name="email_outbox_unique_decision_kind"
+                fields=["game", "seq", "seat", "kind", "channel"],
+                name="email_outbox_unique_decision_kind_channel",
             ),
         ]
         indexes = [
@@ -429,7 +439,7 @@ class EmailOutbox(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.kind} email, seat {self.seat} of table {self.game_id} (#{self.seq})"
+        return f"{self.kind} {self.channel}, seat {self.seat} of table {self.game_id} (#{self.seq})"
 
 
 class Rating(models.Model):

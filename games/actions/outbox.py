@@ -1,16 +1,28 @@
-"""Game emails: what to send a player, when, and the outbox sender that sends it once.
+"""Game emails and pushes: what to send a player, when, and the outbox sender that sends
+it once.
 
 The decision that an email may be due is an `EmailOutbox` row written in the transaction
 that made it: the decision's clock plan writes one "your turn" row per person who must
-now decide, the clock sweep one reminder row at half time of a turn-by-turn deadline. A
-row is only a candidate. When it comes due (`not_before`), `decide` looks at the player
+now decide, the clock sweep one reminder row at half time of a turn-by-turn deadline,
+Find a game one "your game is starting" push row (games.actions.webpush.table_found). A
+row is only a candidate.
+
+Each row has a channel, "email" or "push" (Web Push to the player's devices). The rows
+are written for email; when the sender takes a player's rows, a player with devices gets
+each one's push twin (`_push_twins`), so both channels follow the same rules by the same code, each
+with its own preferences (`turn_email` and `turn_push`, the two reminder switches) and its
+own "told already": a player with email and devices gets both, unless they switch one off
+(docs/notifications.md). When it comes due (`not_before`), `decide` looks at the player
 and says send, wait until a later moment, or skip with a reason:
 
 - nobody is emailed while on the site (accounts.activity: any page open, or a request in
   the last EMAIL_AWAY_MINUTES); the row waits until they would count as away;
-- at most one "your turn" email per game until the player has been back on the site;
+- at most one "your turn" email per game until the player has been back on the site
+  (on push, "your game is starting" counts as the game's one);
 - quiet hours (the player's zone) hold every email until they end, except a reminder
   whose deadline falls inside them, which is written early so as to go before they begin;
+  "your game is starting" waits for them too, but not for the player to be away (Find a
+  game tells only people whose page is hidden or gone);
 - "your turn" as a daily digest waits for the player's hour;
 - a reminder goes only while its decision is still open.
 
@@ -36,12 +48,14 @@ from accounts import activity, schedule
 from accounts.models import User
 from accounts.tokens import unsubscribe_token
 from games import metrics
+from games.actions import webpush
 from games.models import EmailOutbox, Game, Seat
 from games.store import seats
 
 log = logging.getLogger(__name__)
 
-TURN, REMINDER = EmailOutbox.Kind.TURN, EmailOutbox.Kind.REMINDER
+TURN, REMINDER, START = EmailOutbox.Kind.TURN, EmailOutbox.Kind.REMINDER, EmailOutbox.Kind.START
+EMAIL, PUSH = EmailOutbox.Channel.EMAIL, EmailOutbox.Channel.PUSH
 DIGEST = "digest"  # a claim carrying several games' "your turn" (or the daily email)
 SENDING = "sending"  # `skipped` while a row is being sent (left so if the sender died)
 
@@ -79,19 +93,34 @@ def decide(
     row: EmailOutbox, user: User | None, game: Game, now: datetime, told: bool = False
 ) -> Outcome:
     """Send(due), Wait(until) or Skip(reason) for outbox `row` of `game` to `user` at `now`.
-    `told`: a "your turn" email of this game already went to the player since they were
-    last on the site."""
+    `told`: on the row's channel, a "your turn" (on push also "your game is starting") of
+    this game already went to the player since they were last on the site. The rules are
+    the same for both channels; only where it goes (an address, a device) and the player's
+    choices are the channel's."""
     if user is None:
         return Skip("no player in the seat")
-    if not user.email:
+    if row.channel == EMAIL and not user.email:
         return Skip("no address")
+    if row.channel == PUSH and not webpush.has_devices(user):
+        return Skip("no device")
+    if row.kind == START:
+        return _decide_start(user, game, now, told)
     clock = seats.clock(game, row.seat)
     if game.status != Game.Status.ACTIVE or clock is None or clock["since"] != row.seq:
         return Skip("already decided")
     due = datetime.fromisoformat(clock["due"])
     if row.kind == REMINDER:
-        return _decide_reminder(user, due, now)
+        return _decide_reminder(user, due, now, row.channel)
     return _decide_turn(row, user, due, now, told)
+
+
+def turn_choice(user: User, channel: str) -> str:
+    """The player's choice for "your turn" on `channel`: immediate, daily digest, none."""
+    return user.turn_push if channel == PUSH else user.turn_email
+
+
+def reminder_on(user: User, channel: str) -> bool:
+    return user.notify_reminder_push if channel == PUSH else user.notify_reminder_email
 
 
 def _present_until(user: User, now: datetime) -> datetime | None:
@@ -100,9 +129,24 @@ def _present_until(user: User, now: datetime) -> datetime | None:
     return until if until is not None and until > now else None
 
 
-def _decide_reminder(user: User, due: datetime, now: datetime) -> Outcome:
+def _decide_start(user: User, game: Game, now: datetime, told: bool) -> Outcome:
+    """`decide` for "your game is starting" (push only): quiet hours hold it, being on the
+    site does not (the matchmaking passed only the players whose page is hidden or gone)."""
+    if user.turn_push == User.TurnEmail.NONE:
+        return Skip("preference off")
+    if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
+        return Skip("game over")
+    if told:
+        return Skip("told already")
+    quiet = schedule.quiet_stretch(user, now)
+    if quiet:
+        return Wait(quiet[1])
+    return Send(now)
+
+
+def _decide_reminder(user: User, due: datetime, now: datetime, channel: str) -> Outcome:
     """`decide` for a reminder of the decision due at `due`, still open."""
-    if not user.notify_reminder_email:
+    if not reminder_on(user, channel):
         return Skip("preference off")
     present_until = _present_until(user, now)
     if present_until is not None:
@@ -116,7 +160,8 @@ def _decide_reminder(user: User, due: datetime, now: datetime) -> Outcome:
 
 def _decide_turn(row: EmailOutbox, user: User, due: datetime, now: datetime, told: bool) -> Outcome:
     """`decide` for a "your turn" row whose decision (due at `due`) is still open."""
-    if user.turn_email == User.TurnEmail.NONE:
+    choice = turn_choice(user, row.channel)
+    if choice == User.TurnEmail.NONE:
         return Skip("preference off")
     if told:
         return Skip("told already")
@@ -126,7 +171,7 @@ def _decide_turn(row: EmailOutbox, user: User, due: datetime, now: datetime, tol
     quiet = schedule.quiet_stretch(user, now)
     if quiet:
         return Wait(quiet[1])
-    if user.turn_email == User.TurnEmail.DIGEST:
+    if choice == User.TurnEmail.DIGEST:
         slot = schedule.next_digest(user, row.created_at)
         if slot > now:
             return Wait(slot)
@@ -139,7 +184,9 @@ def early_reminder_row(row: EmailOutbox, user: User | None, game: Game) -> Email
     them, it is written due before they begin (schedule.early_reminder). The sweep's own
     reminder row at half time is then the same row (unique per decision), so still one."""
     clock = seats.clock(game, row.seat)
-    if user is None or not user.notify_reminder_email or clock is None or clock["since"] != row.seq:
+    if user is None or not reminder_on(user, row.channel):
+        return None
+    if clock is None or clock["since"] != row.seq:
         return None
     remind_at = clock.get("remind_at")
     if not remind_at:
@@ -157,6 +204,7 @@ def early_reminder_row(row: EmailOutbox, user: User | None, game: Game) -> Email
         seat=row.seat,
         seq=row.seq,
         kind=REMINDER,
+        channel=row.channel,
         created_at=row.created_at,
         not_before=moment,
     )
@@ -167,14 +215,16 @@ def early_reminder_row(row: EmailOutbox, user: User | None, game: Game) -> Email
 
 @dataclass
 class Claim:
-    """One email this sender has taken: its kind ("turn", "digest" or "reminder"), the
-    outbox rows it carries (marked as being sent) and what the email needs."""
+    """One email (or push) this sender has taken: its kind ("turn", "digest", "reminder",
+    "start"), the outbox rows it carries (marked as being sent) and what the message
+    needs."""
 
     kind: str
     user: User
     rows: list[EmailOutbox]
     # [(game, due)] the email lists
     games: list[tuple[Game, datetime]] = field(default_factory=list)
+    channel: str = EMAIL
 
     @property
     def row(self) -> EmailOutbox:
@@ -190,9 +240,15 @@ def _rows_of(user_id: int) -> QuerySet[EmailOutbox]:
 
 
 def _told(row: EmailOutbox, user: User) -> bool:
-    """A "your turn" email of this game went to the player since they were last seen."""
+    """A "your turn" (or "your game is starting") of this game went to the player on the
+    row's channel since they were last seen. A reminder does not count: it is about a
+    deadline, and goes whatever was sent before."""
     sent = _rows_of(user.pk).filter(
-        game_id=row.game_id, kind=TURN, sent_at__isnull=False, skipped__in=("", SENDING)
+        game_id=row.game_id,
+        channel=row.channel,
+        kind__in=(TURN, START),
+        sent_at__isnull=False,
+        skipped__in=("", SENDING),
     )
     if user.last_seen_at is not None:
         sent = sent.filter(sent_at__gt=user.last_seen_at)
@@ -216,16 +272,54 @@ def _waiting_games(user: User, but: list[int]) -> list[tuple[Game, datetime]]:
     return waiting
 
 
+def _push_twins(user: User, now: datetime) -> None:
+    """Writes the push row of each unsent email row of `user` that has none yet, when the
+    player has a device: the same decision on the other channel (the unique key makes a
+    second writer's twin a no-op). Rows are written for email by the clocks; this keeps
+    their writers channel-blind. A "your turn" twin is due now, whatever its email waits
+    for (the daily email's hour is the email's choice); a reminder keeps its moment (one
+    written early for quiet hours must not go at once)."""
+    if not webpush.has_devices(user):
+        return
+    twin = EmailOutbox.objects.filter(
+        game_id=OuterRef("game_id"),
+        seat=OuterRef("seat"),
+        seq=OuterRef("seq"),
+        kind=OuterRef("kind"),
+        channel=PUSH,
+    )
+    originals = _rows_of(user.pk).filter(channel=EMAIL, sent_at__isnull=True).exclude(Exists(twin))
+    EmailOutbox.objects.bulk_create(
+        [
+            EmailOutbox(
+                game_id=row.game_id,
+                seat=row.seat,
+                seq=row.seq,
+                kind=row.kind,
+                channel=PUSH,
+                created_at=row.created_at,
+                not_before=row.not_before if row.kind == REMINDER else min(row.not_before, now),
+            )
+            for row in originals
+        ],
+        ignore_conflicts=True,
+    )
+
+
 def claim(user_id: int, now: datetime | None = None) -> list[Claim]:
     """Takes the due, unsent outbox rows of `user_id` for this sender, in a transaction of
     its own, committed on return. Each row is locked (skip_locked: rows another sender
     holds are left to it) and decided: a skipped row is marked `sent_at` with its reason;
     a waiting row gets its new `not_before`; rows to send are marked `sent_at` = now with
-    `skipped` = "sending". Returns the emails to send ([Claim]): one per reminder, and one
-    for all the "your turn" rows together."""
+    `skipped` = "sending". Returns the messages to send ([Claim]): per channel, one per
+    reminder and "game starting", and the "your turn" rows in one email (a push: one per
+    game, or one for the daily digest)."""
     now = now or timezone.now()
     with transaction.atomic():
         user = User.objects.filter(pk=user_id).first()
+        if user is None:
+            return []
+        _push_twins(user, now)
         rows = list(
             _rows_of(user_id)
             .select_for_update(skip_locked=True, of=("self",))
@@ -233,13 +327,12 @@ def claim(user_id: int, now: datetime | None = None) -> list[Claim]:
             .select_related("game")
             .order_by("pk")
         )
-        if user is None or not rows:
-            return []
         claims: list[Claim] = []
-        turns: list[tuple[EmailOutbox, datetime]] = []  # rows to send, each with its due
+        # rows to send, each with its due, per channel
+        turns: dict[str, list[tuple[EmailOutbox, datetime]]] = {EMAIL: [], PUSH: []}
         early: list[EmailOutbox | None] = []
         for row in rows:
-            told = row.kind == TURN and _told(row, user)
+            told = row.kind in (TURN, START) and _told(row, user)
             if row.kind == TURN:
                 early.append(early_reminder_row(row, user, row.game))
             outcome = decide(row, user, row.game, now, told=told)
@@ -250,25 +343,37 @@ def claim(user_id: int, now: datetime | None = None) -> list[Claim]:
             row.sent_at = now
             row.skipped = outcome.reason if isinstance(outcome, Skip) else SENDING
             row.save(update_fields=["sent_at", "skipped"])
-            if isinstance(outcome, Send) and row.kind == REMINDER:
-                claims.append(Claim(REMINDER, user, [row], [(row.game, outcome.due)]))
+            if isinstance(outcome, Send) and row.kind == TURN:
+                turns[row.channel].append((row, outcome.due))
             elif isinstance(outcome, Send):
-                turns.append((row, outcome.due))
+                claims.append(Claim(row.kind, user, [row], [(row.game, outcome.due)], row.channel))
         written = [r for r in early if r is not None]
         if written:
             EmailOutbox.objects.bulk_create(written, ignore_conflicts=True)
-        if turns:
-            sending = [r for r, _ in turns]
-            games = [(r.game, due) for r, due in turns]
-            if len(turns) == 1 and user.turn_email == User.TurnEmail.IMMEDIATE:
-                claims.append(Claim(TURN, user, sending, games))
-            else:
-                games.sort(key=lambda pair: pair[1])
-                others = _waiting_games(user, but=[r.game_id for r in sending])
-                claims.append(
-                    Claim(DIGEST, user, sending, games + sorted(others, key=lambda p: p[1]))
-                )
+        for channel, sending in turns.items():
+            claims += _turn_claims(user, channel, sending)
     return claims
+
+
+def _turn_claims(
+    user: User, channel: str, turns: list[tuple[EmailOutbox, datetime]]
+) -> list[Claim]:
+    """The messages of the "your turn" rows claimed on `channel` at one moment: one email
+    for one game, a digest for several or for the daily email; on push, one notification
+    per game (each replaces the game's last one on the device), or one for the daily
+    digest."""
+    if not turns:
+        return []
+    choice = turn_choice(user, channel)
+    if channel == PUSH and choice == User.TurnEmail.IMMEDIATE:
+        return [Claim(TURN, user, [row], [(row.game, due)], PUSH) for row, due in turns]
+    sending = [r for r, _ in turns]
+    games = [(r.game, due) for r, due in turns]
+    if len(turns) == 1 and choice == User.TurnEmail.IMMEDIATE:
+        return [Claim(TURN, user, sending, games, channel)]
+    games.sort(key=lambda pair: pair[1])
+    others = _waiting_games(user, but=[r.game_id for r in sending])
+    return [Claim(DIGEST, user, sending, games + sorted(others, key=lambda p: p[1]), channel)]
 
 
 def _missed(game: Game) -> str:
@@ -357,30 +462,33 @@ def deliver_outbox(
     game_id: int | None = None, now: datetime | None = None, limit: int = 100
 ) -> int:
     """Sends what is due in the outbox (rows of one game's players, or of everybody);
-    returns how many emails went out.
+    returns how many emails and pushes went out.
 
     At most once per row, even if the process dies half way: a player's rows are first
-    claimed (`claim`, committed) and only then sent; once the SMTP server has taken the
-    email, `skipped` is cleared. A sender that dies after the claim leaves the rows
-    claimed, never to be sent again ("sending": the email may or may not have gone); one
-    that dies before the claim commits leaves them unsent for the next sweep. An SMTP
-    error (refused, unreachable) gives the rows back, due again OUTBOX_RETRY_SECONDS
-    later, and stops this delivery. The game row is not locked: sending never holds up a
+    claimed (`claim`, committed) and only then sent; once the SMTP server (a push service)
+    has taken the message, `skipped` is cleared. A sender that dies after the claim leaves
+    the rows claimed, never to be sent again ("sending": the message may or may not have
+    gone); one that dies before the claim commits leaves them unsent for the next sweep.
+    An SMTP error (refused, unreachable) gives the rows back, due again
+    OUTBOX_RETRY_SECONDS later, with the player's other claims, and stops this delivery; a
+    push that no device took and some device may take later (429, 5xx, unreachable) gives
+    its rows back the same way. The game row is not locked: sending never holds up a
     move.
     """
     now = now or timezone.now()
     _orphans(game_id, now)
     sent = 0
     for user_id in _recipients(game_id, now, limit):
-        for claimed in claim(user_id, now):
-            pks = [row.pk for row in claimed.rows]
+        # The pushes first: an SMTP server that is down stops the delivery, not the pushes.
+        claims = sorted(claim(user_id, now), key=lambda c: c.channel != PUSH)
+        for index, claimed in enumerate(claims):
+            if claimed.channel == PUSH:
+                sent += _push(claimed)
+                continue
             try:
                 send_claimed(claimed)
             except Exception as exc:
-                retry = timezone.now() + timedelta(seconds=settings.OUTBOX_RETRY_SECONDS)
-                EmailOutbox.objects.filter(pk__in=pks).update(
-                    sent_at=None, skipped="", not_before=retry
-                )
+                _give_back(claims[index:])
                 log.error(
                     "email %s to user %s (game %s) failed, tried again in %s s: %s",
                     claimed.kind,
@@ -388,12 +496,10 @@ def deliver_outbox(
                     _game_ids(claimed),
                     settings.OUTBOX_RETRY_SECONDS,
                     exc,
-                    extra={"user": user_id, "game": claimed.row.game_id, "rows": pks},
+                    extra={"user": user_id, "game": claimed.row.game_id},
                 )
                 return sent
-            EmailOutbox.objects.filter(pk__in=pks).update(
-                skipped="", via="digest" if claimed.kind == DIGEST else "email"
-            )
+            _sent(claimed, "digest" if claimed.kind == DIGEST else "email")
             log.info(
                 "email %s sent to user %s (game %s)",
                 claimed.kind,
@@ -403,6 +509,50 @@ def deliver_outbox(
             )
             sent += 1
     return sent
+
+
+def _sent(claimed: Claim, via: str) -> None:
+    EmailOutbox.objects.filter(pk__in=[row.pk for row in claimed.rows]).update(skipped="", via=via)
+
+
+def _give_back(claims: list[Claim]) -> None:
+    """The rows of `claims`, not sent: due again OUTBOX_RETRY_SECONDS from now."""
+    retry = timezone.now() + timedelta(seconds=settings.OUTBOX_RETRY_SECONDS)
+    pks = [row.pk for claimed in claims for row in claimed.rows]
+    EmailOutbox.objects.filter(pk__in=pks).update(sent_at=None, skipped="", not_before=retry)
+
+
+def push_message(claimed: Claim) -> dict[str, str]:
+    return webpush.payload(claimed.kind, claimed.games, schedule.zone(claimed.user))
+
+
+def _push(claimed: Claim) -> int:
+    """Sends a push claim to the player's devices; 1 if some device took it."""
+    user_id = claimed.user.pk
+    try:
+        delivery = webpush.send(user_id, push_message(claimed))
+    except Exception:
+        log.exception("push %s to user %s failed", claimed.kind, user_id)
+        delivery = webpush.Delivery(failed=1)
+    if delivery.retry:
+        _give_back([claimed])
+        return 0
+    if not delivery.sent:
+        # Every device was gone (404, 410) or none is left: not told, so not "told".
+        EmailOutbox.objects.filter(pk__in=[row.pk for row in claimed.rows]).update(
+            skipped="no device"
+        )
+        return 0
+    _sent(claimed, "digest" if claimed.kind == DIGEST else "push")
+    log.info(
+        "push %s sent to user %s (game %s, %s devices)",
+        claimed.kind,
+        user_id,
+        _game_ids(claimed),
+        delivery.sent,
+        extra={"user": user_id, "game": claimed.row.game_id},
+    )
+    return 1
 
 
 def _game_ids(claimed: Claim) -> str:

@@ -462,6 +462,29 @@ def game_args(w, draw):
     return (any_game_id(w, draw),)
 
 
+# --- Find a game (docs/matchmaking.md): nobody in the world is looking, so every search id
+# and friend's link is someone else's or none.
+
+
+def any_search_id(w, draw):
+    return (draw(st.one_of(big_ints, path_parts, unreadable_parts)),)
+
+
+def find(w, draw):
+    """A find form that is never valid: its table size is none of the choices."""
+    data = draw(junk_fields(["players", "pace", "move_seconds", "turn_hours", "rated", "bots"]))
+    data["players"] = "x" + str(data.get("players", ""))
+    return Request(logged_in(w, draw), "post", url("lobby:find"), data)
+
+
+def find_cancel(w, draw):
+    return Request(logged_in(w, draw), "post", url("lobby:find_cancel", *any_search_id(w, draw)))
+
+
+def find_with(w, draw):
+    return Request(logged_in(w, draw), "post", url("lobby:find_with", any_word(w, draw)))
+
+
 def chat_send(w, draw):
     """A chat line that is never one: blank or over the limit, from anyone, at any table."""
     data = draw(junk_fields(["text", "key", "phrase"]))
@@ -540,6 +563,26 @@ def token_revoke(w, draw):
     )
 
 
+def push_subscribe(w, draw):
+    """Junk is no browser's subscription (docs/notifications.md): refused, nothing kept."""
+    return Request(
+        logged_in(w, draw),
+        "post",
+        url("accounts:push_subscribe"),
+        draw(junk_fields(["endpoint", "keys", "p256dh", "auth"])),
+    )
+
+
+def push_remove(w, draw):
+    """Nobody in the world has a device: every id is someone else's or none."""
+    return Request(
+        logged_in(w, draw),
+        "post",
+        url("accounts:push_remove", spoilt(draw, draw(big_ints))),
+        draw(query()),
+    )
+
+
 def bot_api(name, args_of=lambda w, draw: ()):
     """The Bot API with a session, or nothing, for a credential: refused (401) in words,
     with either method. tests/games/api/test_fuzz.py fuzzes it with a valid token."""
@@ -607,6 +650,11 @@ CASES = {
     "rules": page("rules"),
     "api_docs": page("api_docs"),
     "lobby:create": create_table,
+    "lobby:find": find,
+    "lobby:find_wait": page("lobby:find_wait", any_search_id),
+    "lobby:find_status": page("lobby:find_status", any_search_id),
+    "lobby:find_cancel": find_cancel,
+    "lobby:find_with": find_with,
     "lobby:table": page("lobby:table", game_args),
     "lobby:take": lobby_seat_action("lobby:take"),
     "lobby:leave": leave,
@@ -648,6 +696,13 @@ CASES = {
     "api_docs_model": page("api_docs_model"),
     "bot_api_asyncapi": page("bot_api_asyncapi"),
     "bot_api_not_found": page("bot_api_not_found"),
+    # The installable web app (config/webapp.py): the same answer for anyone.
+    "webmanifest": page("webmanifest"),
+    "service_worker": page("service_worker"),
+    "offline": page("offline"),
+    # Web Push devices (accounts/push.py).
+    "accounts:push_subscribe": push_subscribe,
+    "accounts:push_remove": push_remove,
 }
 
 

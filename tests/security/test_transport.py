@@ -43,6 +43,8 @@ def every_url(world):
         "message_id": 1,
         "invitation_id": 1,
         "token_id": 1,
+        "subscription_id": 1,
+        "search_id": 1,
     }
     found = []
     for _, route, _ in routes():
