@@ -32,6 +32,10 @@ class SeenMiddleware:
 
     def __call__(self, request):
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated:
+        # Not the browser fetching the service worker by itself (the `Service-Worker:
+        # script` header, config/webapp.py): it does so after showing a push too, when
+        # the player is away, and would count them present and hold back the next one.
+        by_itself = request.headers.get("Service-Worker") == "script"
+        if user is not None and user.is_authenticated and not by_itself:
             activity.seen(user.pk)
         return self.get_response(request)

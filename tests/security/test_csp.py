@@ -25,6 +25,9 @@ POLICY = {
     "style-src": ["'self'"],
     "img-src": ["'self'"],
     "connect-src": ["'self'"],
+    # The service worker and the web app's manifest (docs/web-app.md).
+    "worker-src": ["'self'"],
+    "manifest-src": ["'self'"],
     "object-src": ["'none'"],
     "base-uri": ["'none'"],
     "form-action": ["'self'"],
