@@ -40,7 +40,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts import activity
-from games import act_frames, push
+from games import act_frames, push, signals
 from games.actions import access, chat, presence, seat_door
 from games.models import Game
 from games.presenters import chat as chat_views
@@ -445,6 +445,7 @@ class SiteConsumer(CheckedSocket):
     joined = False
     last = None  # the last message sent
     refresh = None  # reads and sends the waiting games again (push.coalesce)
+    search = None  # the Find a game search this page holds, from its heartbeat
 
     async def connect(self):
         user = self.scope["user"]
@@ -476,6 +477,10 @@ class SiteConsumer(CheckedSocket):
             self.channel_name,
             (push.waiting_group(user.pk), push.user_group(user.pk)),
         )
+        if self.search is not None:
+            await database_sync_to_async(signals.site_page_closed.send)(
+                sender=SiteConsumer, user_id=user.pk, search=self.search
+            )
 
     def access_code(self):
         return account_access(self.scope["user"].pk, self.session_key)[1]
@@ -490,10 +495,39 @@ class SiteConsumer(CheckedSocket):
             return
         if isinstance(content, dict) and content.get("type") == "here":
             await database_sync_to_async(activity.seen)(self.scope["user"].pk)
+            await self.page_here(content)
+
+    async def page_here(self, content):
+        """A find page's heartbeat names its search (docs/matchmaking.md): the lobby keeps
+        it alive through games.signals, and is told when this socket closes."""
+        search = content.get("search")
+        if not isinstance(search, int) or isinstance(search, bool):
+            return
+        self.search = search
+        await database_sync_to_async(signals.site_page_here.send)(
+            sender=SiteConsumer,
+            user_id=self.scope["user"].pk,
+            search=search,
+            hidden=content.get("hidden") is True,
+        )
+        await self.send_found()
+
+    async def send_found(self):
+        """Sends the find page to its table once its search is found (the lobby answers
+        games.signals.find_page_asks with the table's URL)."""
+        answers = await database_sync_to_async(signals.find_page_asks.send)(
+            sender=SiteConsumer, user_id=self.scope["user"].pk, search=self.search
+        )
+        url = next((url for _, url in answers if url), None)
+        if url is not None:
+            await self.send_json({"type": "found", "url": url, "search": self.search})
 
     async def waiting_changed(self, message):
         # Every event of every game of the user comes here: read at most once at a time.
         self.refresh()
+        if self.search is not None:
+            # The deal of the table Find a game seated this page's user at is one of them.
+            await self.send_found()
 
     async def send_waiting(self):
         message = await database_sync_to_async(mine.socket_message)(self.scope["user"])

@@ -78,3 +78,68 @@ class BotForm(forms.Form):
 
 class InviteBotForm(forms.Form):
     username = forms.CharField(max_length=150, label="Bot account's username")
+
+
+class FindForm(forms.Form):
+    """Find a game (docs/matchmaking.md): the table size, the pace with its timer (a
+    table's own choices, games.models.Game), rated or casual, and site bots after a wait."""
+
+    BOTS = [("off", "No bots: wait for people")] + [
+        (str(seconds), f"After {seconds} s") for seconds in (10, 30, 60, 120)
+    ]
+
+    players = forms.TypedChoiceField(
+        choices=[(4, "4"), (6, "6"), (8, "8"), (0, "Any")],
+        coerce=int,
+        initial=4,
+        widget=forms.RadioSelect,
+        label="Table size",
+    )
+    pace = forms.ChoiceField(
+        choices=Game.Pace.choices, initial=Game.Pace.REALTIME, widget=forms.RadioSelect
+    )
+    move_seconds = forms.TypedChoiceField(
+        choices=Game.MOVE_SECONDS,
+        coerce=int,
+        initial=30,
+        widget=forms.RadioSelect,
+        label="Move timer (real time)",
+    )
+    turn_hours = forms.TypedChoiceField(
+        choices=Game.TURN_HOURS,
+        coerce=int,
+        initial=24,
+        widget=forms.RadioSelect,
+        label="Deadline per turn (turn by turn)",
+    )
+    rated = forms.TypedChoiceField(
+        choices=[("casual", "Casual"), ("rated", "Rated")],
+        coerce=lambda value: value == "rated",
+        initial="casual",
+        widget=forms.RadioSelect,
+        label="Rated or casual",
+    )
+    bots = forms.ChoiceField(
+        choices=BOTS,
+        initial="off",
+        widget=forms.RadioSelect,
+        label="Fill the empty seats with bots",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("rated") and data.get("bots", "off") != "off":
+            # A table with a site bot is recorded casual (docs/ratings.md).
+            self.add_error("bots", "A table with a bot is casual: choose casual for bots.")
+        return data
+
+    def search_options(self):
+        data = self.cleaned_data
+        return {
+            "players": data["players"],
+            "pace": data["pace"],
+            "move_seconds": data["move_seconds"],
+            "turn_hours": data["turn_hours"],
+            "rated": data["rated"],
+            "bots_after": None if data["bots"] == "off" else int(data["bots"]),
+        }

@@ -1,5 +1,7 @@
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,8 +12,9 @@ from django.views.decorators.http import require_POST
 from games.actions import rematch
 from games.models import Game, Seat
 
-from . import services
-from .forms import BotForm, InviteBotForm, TableForm
+from . import matchmaking, services
+from .forms import BotForm, FindForm, InviteBotForm, TableForm
+from .models import Search
 
 INVITES_KEY = "invited_tables"
 
@@ -89,7 +92,13 @@ def index(request):
         if request.user.is_authenticated and not request.user.is_bot
         else []
     )
-    context = {"tables": tables, "mine": mine, "invitations": invitations}
+    context = {
+        "tables": tables,
+        "mine": mine,
+        "invitations": invitations,
+        # Find a game: how many are looking, per pace and table size (docs/matchmaking.md).
+        "looking": matchmaking.lobby_counts(),
+    }
     if request.htmx:
         return render(request, "lobby/index.html#tables", context)
     return render(request, "lobby/index.html", context)
@@ -309,3 +318,110 @@ def quick(request):
         request.user, bot_speed=Game.BotSpeed.QUICK if quick else Game.BotSpeed.STEADY
     )
     return redirect("games:play", game_id=game.pk)
+
+
+# --- Find a game (docs/matchmaking.md) ------------------------------------------------
+
+
+def _open_search(user):
+    return Search.objects.open().filter(user=user).first()
+
+
+@login_required
+def find(request):
+    """The find form; a submit starts a search (replacing an open one) and shows its wait."""
+    current = _open_search(request.user)
+    if request.method != "POST":
+        return render(request, "lobby/find.html", {"form": FindForm(), "current": current})
+    form = FindForm(request.POST)
+    if form.is_valid():
+        try:
+            search = matchmaking.start_search(request.user, **form.search_options())
+        except services.LobbyError as exc:
+            form.add_error(None, str(exc))
+            status = exc.status
+        else:
+            return redirect("lobby:find_wait", search_id=search.pk)
+    else:
+        status = 400
+    context = {"form": form, "current": current}
+    return render(request, "lobby/find.html", context, status=status)
+
+
+def _own_search(request, search_id):
+    return get_object_or_404(Search, pk=search_id, user=request.user)
+
+
+def _found_url(search):
+    return reverse("games:play", args=[search.game_id]) if search.game_id else None
+
+
+def _wait_context(request, search):
+    half = matchmaking.paired_with(search) if search.status == Search.Status.OPEN else None
+    partner = half.user if half is not None else None
+    return {
+        "search": search,
+        "partner": partner,
+        "count": matchmaking.looking_for_same(search),
+        "waited": matchmaking.waited_label(search),
+        "friend_url": request.build_absolute_uri(reverse("lobby:find_with", args=[search.token])),
+        "heartbeat": settings.SEARCH_HEARTBEAT_SECONDS,
+    }
+
+
+@login_required
+def find_wait(request, search_id):
+    """The waiting page: how many look for the same, the friend's link, a cancel. Its
+    site socket keeps the search alive (static/js/site.js) and hears when it is found;
+    its status part is polled as well, in case the socket is not there."""
+    search = _own_search(request, search_id)
+    if search.status == Search.Status.MATCHED and search.game_id:
+        return redirect(_found_url(search))
+    if search.status == Search.Status.OPEN:
+        # Opening the page says "here" too, before its socket is up.
+        matchmaking.page_here(request.user.pk, search.pk)
+    return render(request, "lobby/find_wait.html", _wait_context(request, search))
+
+
+@login_required
+def find_status(request, search_id):
+    search = _own_search(request, search_id)
+    if search.status == Search.Status.MATCHED and search.game_id:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = _found_url(search)
+        return response
+    return render(request, "lobby/find_wait.html#status", _wait_context(request, search))
+
+
+@login_required
+@require_POST
+def find_cancel(request, search_id):
+    search = matchmaking.cancel_search(request.user, search_id)
+    if search is None:
+        raise Http404("No such search")
+    if search.status == Search.Status.MATCHED and search.game_id:
+        messages.info(request, "Your game was found before the cancel: here is your table.")
+        return redirect(_found_url(search))
+    messages.success(request, "You stopped looking for a game.")
+    return redirect("lobby:find")
+
+
+@login_required
+def find_with(request, token):
+    """A friend's link: join their search as a pair (always seated as partners). A GET
+    shows what the search is; the POST joins."""
+    host = Search.objects.filter(token=token).select_related("user").first()
+    if host is None:
+        raise Http404("No such search")
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        try:
+            search = matchmaking.join_search(request.user, token)
+        except services.LobbyError as exc:
+            messages.error(request, str(exc))
+            context = {"host": host, "paired": matchmaking.paired_with(host)}
+            return render(request, "lobby/find_with.html", context, status=exc.status)
+        return redirect("lobby:find_wait", search_id=search.pk)
+    context = {"host": host, "paired": matchmaking.paired_with(host)}
+    return render(request, "lobby/find_with.html", context)

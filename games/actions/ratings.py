@@ -27,6 +27,7 @@ from games import store
 from games.engine import GameState
 from games.engine.types import GameOver
 from games.models import Game, GameEvent, Rating, RatingChange, Seat
+from games.presenters.ratings import BASE, shown
 
 # The library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (docs/ratings.md).
 MODEL = PlackettLuce()
@@ -63,6 +64,13 @@ def may_sit_rated(user: User) -> bool:
     deal; a table of bot accounts only is rated in the bots' pool, where no person's rating
     is)."""
     return bool(user.is_bot or (user.email and user.email_confirmed))
+
+
+def rating_shown(user: User, players: int) -> int:
+    """The rating `user` is shown at tables of `players`: the number Find a game matches
+    people by (lobby.matchmaking), the same the leaderboard shows; a newcomer's 1000."""
+    row = Rating.objects.filter(user=user, players=players).first()
+    return BASE if row is None else shown(row.mu, row.sigma)
 
 
 # The two rating pools: people among people, and bot accounts among bot accounts

@@ -164,6 +164,7 @@
     socket.onopen = () => {
       retry = 0;
       body.dataset.siteSocket = "open";
+      findHere();
     };
     socket.onmessage = (e) => {
       let msg;
@@ -173,6 +174,7 @@
         return;
       }
       if (msg && msg.type === "waiting") onWaiting(msg);
+      if (msg && msg.type === "found") onFound(msg);
     };
     socket.onclose = (e) => {
       socket = null;
@@ -185,6 +187,29 @@
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, 1000 * 2 ** (retry - 1) * (0.75 + Math.random() / 2));
     };
+  }
+
+  // --- Find a game (docs/matchmaking.md) ---------------------------------------------
+  // The waiting page names its search: its heartbeat, every few seconds and whenever the
+  // page is shown or hidden, keeps the search alive (hidden: a Web Push tells of the game);
+  // a closed socket drops it. A found game sends the page to its table.
+  const findPage = document.getElementById("find-wait");
+  const searchId = findPage ? parseInt(findPage.dataset.search, 10) || null : null;
+
+  function findHere() {
+    if (searchId) send({ type: "here", search: searchId, hidden: document.visibilityState === "hidden" });
+  }
+
+  function onFound(msg) {
+    if (searchId && msg.search === searchId && typeof msg.url === "string" && msg.url.startsWith("/")) {
+      location.assign(msg.url);
+    }
+  }
+
+  if (searchId) {
+    const findMs = Math.max(1, parseInt(findPage.dataset.heartbeat, 10) || 3) * 1000;
+    setInterval(findHere, findMs);
+    document.addEventListener("visibilitychange", findHere);
   }
 
   heartbeat = setInterval(() => send({ type: "here" }), heartbeatMs);
