@@ -20,6 +20,7 @@ people who came together (the friend's link) always sit as partners; everyone el
 random.
 """
 
+import bisect
 import logging
 import random
 from dataclasses import dataclass
@@ -257,7 +258,7 @@ def lobby_counts(now=None):
 # --- The matcher ------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: the matcher asks "is this one still free?"
 class Unit:
     """One search, or a pair's two: seated together, as partners."""
 
@@ -338,15 +339,25 @@ def _units(searches, now):
     return units
 
 
-def _group(pool, size, now, anchor, partial=False):
+def _group(pool, size, now, anchor, partial=False, by_rating=None):
     """Units of `pool` to seat with `anchor` at a table of `size`: the nearest ratings
     first for a rated search (within the anchor's gap), the oldest first otherwise. Only a
-    full table, unless `partial` (bots fill the rest)."""
-    others = [u for u in pool if u is not anchor and u.fits(size)]
+    full table, unless `partial` (bots fill the rest). `by_rating`: `pool` as
+    (ratings, units) sorted by rating, so that a rated anchor looks only at the units
+    within its gap instead of the whole queue."""
     if anchor.first.rated:
         gap = anchor.gap(now)
-        others = [u for u in others if abs(u.rating - anchor.rating) <= gap]
+        if by_rating is not None:
+            ratings_, units = by_rating
+            low = bisect.bisect_left(ratings_, anchor.rating - gap)
+            high = bisect.bisect_right(ratings_, anchor.rating + gap)
+            near = units[low:high]
+        else:
+            near = [u for u in pool if abs(u.rating - anchor.rating) <= gap]
+        others = [u for u in near if u is not anchor and u.fits(size)]
         others.sort(key=lambda u: (abs(u.rating - anchor.rating), u.created_at))
+    else:
+        others = [u for u in pool if u is not anchor and u.fits(size)]
     group, seats = [anchor], anchor.seats
     for unit in others:
         if seats + unit.seats <= size:
@@ -370,13 +381,16 @@ def plan_tables(units, now):
     pool = sorted(units, key=lambda u: (u.created_at, u.first.pk))
     tables = []
     while True:
+        sizes = _sizes(pool)
+        ranked = sorted(pool, key=lambda u: u.rating)
+        by_rating = ([u.rating for u in ranked], ranked)
         found = next(
             (
                 (size, group)
                 for anchor in pool
-                for size in _sizes(pool)
+                for size in sizes
                 if anchor.fits(size)
-                for group in [_group(pool, size, now, anchor)]
+                for group in [_group(pool, size, now, anchor, by_rating=by_rating)]
                 if group
             ),
             None,
@@ -384,15 +398,17 @@ def plan_tables(units, now):
         if found is None:
             break
         tables.append(found)
-        pool = [u for u in pool if u not in found[1]]
-    for anchor in list(pool):
-        if anchor not in pool or not anchor.bots_due(now):
+        seated = set(found[1])
+        pool = [u for u in pool if u not in seated]
+    for anchor in [u for u in pool if u.bots_due(now)]:
+        if anchor not in pool:
             continue
         size = anchor.first.players or 4
         takers = [u for u in pool if u.first.bots_after is not None]
         group = _group(takers, size, now, anchor, partial=True)
         tables.append((size, group))
-        pool = [u for u in pool if u not in group]
+        seated = set(group)
+        pool = [u for u in pool if u not in seated]
     return tables
 
 
