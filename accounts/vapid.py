@@ -11,6 +11,7 @@ pages and nothing is sent (a key per web process would break every subscription)
 
 import base64
 import os
+import secrets
 from functools import cache
 from pathlib import Path
 
@@ -55,8 +56,10 @@ def _generated(path: Path) -> ec.EllipticCurvePrivateKey:
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
-        aside = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # A name of this call's own: threads of one process share its pid, and one's
+        # truncating write under a shared name could change the file another just linked.
+        aside = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}")
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as file:
             file.write(pem)
         try:
