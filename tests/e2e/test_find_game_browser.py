@@ -61,7 +61,7 @@ def test_closing_the_find_page_leaves_the_queue(chromium_browser, daphne_url):
     page.goto(f"{daphne_url}/find/")
     page.get_by_role("button", name="Find a game").click()
     page.wait_for_url(re.compile(r"/find/\d+/$"))
-    page.wait_for_function("document.body.dataset.siteSocket === 'open'")
+    page.wait_for_function("() => document.body.dataset.siteSocket === 'open'")
     search = Search.objects.get(user=leaver)
     page.wait_for_timeout(1000)  # a heartbeat has named the search
     page.context.close()
