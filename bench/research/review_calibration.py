@@ -3,8 +3,9 @@
     python -m bench.research.review_calibration --games N --players P --seed S [--jobs J]
         [--actions A] [--share X] [--out FILE] [--read FILE] LEVEL [LEVEL ...]
 
-Each game seats LEVEL on team 0 (seats 0 and its partner) and Normal on every other team,
-plays one round (the site's bots, the site's Hard budget), and reviews seat 0's decisions
+Each game seats LEVEL at seat 0 and Normal at every other seat (its partner too: the
+review judges seat 0's decisions, and one Hard seat costs half the time of two), plays one
+round (the site's bots, the site's Hard budget), and reviews seat 0's decisions
 with what the seat knew (the estimate the marks come from; the estimate with every hand is
 left out, it marks nothing) on the review's own budget (`review.REVIEW_BUDGET`, or
 `--actions`). `--share X` reviews each decision with probability X (drawn from the game's
@@ -28,11 +29,10 @@ import sys
 import time
 from multiprocessing import Pool
 
-from bench.research.ladder import play
-from games.bots import Budget, site_budget
+from games.bots import Budget, decide, site_budget
 from games.bots.review import MARKS, REVIEW_BUDGET, THRESHOLDS, Row, mark_for, review_decisions
 from games.bots.review import reviewable as reviewable_seqs
-from games.engine import GameState, Options
+from games.engine import GameState, Options, events_for
 
 LEVELS = ("random", "easy", "normal", "hard")
 # Other thresholds the report tries beside the review's own: (inaccurate, mistake, blunder).
@@ -40,28 +40,36 @@ TRIED = ((0.03, 0.06, 0.12), (0.05, 0.10, 0.20), (0.06, 0.12, 0.25))
 
 
 def game_rows(options, deal_seed, levels, bot_seed):
-    """One game played by the ladder's bots, as the event rows the site stores."""
-    actions = []
-    play(
-        options,
-        deal_seed,
-        levels,
-        bot_seed,
-        site_budget(options.players),
-        watch=lambda g, seat, seen, a: actions.append((seat, a)),
-    )
+    """One game played by the site's bots, `levels[seat]` at each seat, as the event rows
+    the site stores: the deal, then a row a decision. Each seat decides from its own view,
+    legal moves and events, with its own seeded generator, as on the site."""
     g = GameState.new(options, deal_seed)
+    n = g.n
     rows = [Row(1, None, None, g.initial_events())]
-    for i, (seat, a) in enumerate(actions):
-        rows.append(Row(i + 2, seat, a, g.act(seat, a)))
+    seen = [events_for(rows[0].events, s) for s in range(n)]
+    rngs = [random.Random(f"{bot_seed}:{s}") for s in range(n)]
+    budget = site_budget(n)
+    while g.stage != "over":
+        if len(rows) > MAX_ROWS:
+            raise RuntimeError(f"game {deal_seed} did not end")
+        seat = g.waiting_on()[0]
+        view, legal = g.view(seat), g.legal_actions(seat)
+        a = decide(levels[seat], view, legal, seen[seat], rngs[seat], budget=budget)
+        events = g.act(seat, a)
+        rows.append(Row(len(rows) + 1, seat, a, events))
+        for s in range(n):
+            seen[s].extend(events_for(events, s))
     return rows
+
+
+MAX_ROWS = 100_000
 
 
 def review_game(job):
     """(level, game index, the reviewed decisions' lines, seconds)."""
     level, index, players, seed, actions, share = job
     options = Options(players=players)
-    levels = [level] + ["normal"] * (players // 2 - 1)
+    levels = [level] + ["normal"] * (players - 1)
     deal_seed = seed * 100_003 + index
     rows = game_rows(options, deal_seed, levels, deal_seed)
     budget = REVIEW_BUDGET[players] if actions is None else _budget(players, actions)

@@ -31,7 +31,7 @@ def main(argv=None):
         seconds, counts = [], []
         for i in range(o.games):
             deal = o.seed * 1_000 + i
-            rows = game_rows(options, deal, [o.level] * (players // 2), deal)
+            rows = game_rows(options, deal, [o.level] * players, deal)
             started = time.perf_counter()
             review = review_seat(options, deal, rows, 0)
             seconds.append(time.perf_counter() - started)

@@ -38,7 +38,7 @@ def test_the_games_rows_are_what_the_site_stores(capsys):
     from games.engine import GameState, Options
 
     options = Options(players=4)
-    rows = review_calibration.game_rows(options, 5, ["easy", "normal"], 5)
+    rows = review_calibration.game_rows(options, 5, ["easy", "normal", "normal", "normal"], 5)
     assert rows[0] == Row(1, None, None, GameState.new(options, 5).initial_events())
     assert [r.seq for r in rows] == list(range(1, len(rows) + 1))
     g = GameState.new(options, 5)

@@ -1,10 +1,9 @@
 """The review of a finished game: estimates, marks, the better choice, and reproducibility."""
 
-import random
-
 import pytest
 
-from games.bots import Budget, decide, site_budget
+from bench.research.review_calibration import game_rows
+from games.bots import Budget
 from games.bots.review import (
     MARKS,
     THRESHOLDS,
@@ -16,7 +15,7 @@ from games.bots.review import (
     review_seat,
     reviewable,
 )
-from games.engine import GameState, Options, events_for
+from games.engine import GameState, Options
 
 from .helpers import position
 
@@ -29,26 +28,11 @@ def _rows_after(start, moves):
     return [Row(i + 1, seat, a, g.act(seat, a)) for i, (seat, a) in enumerate(moves)]
 
 
-def _bot_game(players=4, seed=7, levels=("easy", "normal", "normal", "normal")):
-    """A whole round played by bots, as the site stores it: the deal row, then one row a
-    decision."""
+def _bot_game(players=4, seed=7):
+    """A whole round played by the site's bots (Easy at seat 0), as the site stores it."""
     options = Options(players=players)
-    g = GameState.new(options, seed)
-    rows = [Row(1, None, None, g.initial_events())]
-    seen = [events_for(rows[0].events, s) for s in range(players)]
-    rngs = [random.Random(f"{seed}:{s}") for s in range(players)]
-    while g.stage != "over":
-        seat = g.waiting_on()[0]
-        level = levels[seat % (players // 2)]
-        budget = site_budget(players) if level == "hard" else None
-        a = decide(
-            level, g.view(seat), g.legal_actions(seat), seen[seat], rngs[seat], budget=budget
-        )
-        events = g.act(seat, a)
-        rows.append(Row(len(rows) + 1, seat, a, events))
-        for s in range(players):
-            seen[s].extend(events_for(events, s))
-    return options, seed, rows
+    levels = ["easy"] + ["normal"] * (players - 1)
+    return options, seed, game_rows(options, seed, levels, seed)
 
 
 def test_a_play_that_hands_over_the_round_is_a_blunder_and_the_winning_play_is_shown():
