@@ -46,14 +46,20 @@ THRESHOLDS = {"inaccurate": 0.04, "mistake": 0.09, "blunder": 0.18}
 # A choice beats the chosen move only when its paired differences are this many standard
 # errors above zero: a loss inside the samples' noise is no loss.
 Z = 2.0
-# Rollout actions per decision and per way of judging it, and the rollouts' length, per
-# table size. At 6 and 8 players the rollouts are shorter, as the site's Hard found: a
-# sampled table of five or seven guessed hands drifts from the real one within a few turns.
+# Rollout actions per decision for the estimate with what the seat knew, and the rollouts'
+# length, per table size. At 6 and 8 players the rollouts are shorter, as the site's Hard
+# found: a sampled table of five or seven guessed hands drifts from the real one within a
+# few turns. A 4-player round gives a seat thirty decisions with a choice or more: 10 000
+# actions each keeps a whole review under a minute on a busy 2-core machine
+# (docs/review.md, "Speed").
 REVIEW_BUDGET = {
-    4: Budget(actions=20_000, horizon=60, min_samples=12, max_samples=240),
-    6: Budget(actions=20_000, horizon=30, min_samples=12, max_samples=240),
-    8: Budget(actions=20_000, horizon=30, min_samples=12, max_samples=240),
+    4: Budget(actions=10_000, horizon=60, min_samples=8, max_samples=200),
+    6: Budget(actions=10_000, horizon=30, min_samples=8, max_samples=200),
+    8: Budget(actions=10_000, horizon=30, min_samples=8, max_samples=200),
 }
+# The estimate with every hand gets this share of that budget: it marks nothing, and with
+# the hands fixed its samples differ only by the draw pile's order and the rollouts.
+ALL_HANDS_SHARE = 0.5
 KINDS = ("setup", "swap", "turn", "penalty", "forced", "give")
 
 
@@ -218,7 +224,7 @@ def _review_one(state, seat, history, taken, seq, rng, budget, all_hands):
 
             return world
 
-        every, _ = _estimate(true_world, seat, choices, rng, budget)
+        every, _ = _estimate(true_world, seat, choices, rng, _share(budget, ALL_HANDS_SHARE))
     else:
         every = None
     best, loss = _loss(knew, t)
@@ -242,6 +248,19 @@ def _review_one(state, seat, history, taken, seq, rng, budget, all_hands):
         for i in order
     ]
     return entry
+
+
+def _share(budget: Budget, share: float) -> Budget:
+    """`budget` with `share` of its actions (a budget of samples or seconds is kept)."""
+    if budget.actions is None:
+        return budget
+    return Budget(
+        actions=int(budget.actions * share),
+        horizon=budget.horizon,
+        min_samples=budget.min_samples,
+        max_samples=budget.max_samples,
+        score=budget.score,
+    )
 
 
 def _estimate(make_world, seat, choices, rng, budget):
