@@ -12,8 +12,9 @@ left out, it marks nothing) on the review's own budget (`review.REVIEW_BUDGET`, 
 seed), which leaves the marks per 100 decisions unbiased at a fraction of the cost: a
 review costs seconds a decision, and Hard's games cost as much again to play. Every
 decision's loss is written to FILE, one JSON line per decision
-(`{"level", "game", "seq", "kind", "loss"}`), so thresholds can be tried again without
-reviewing again (`--read FILE` reports from such a file alone).
+(`{"level", "game", "seq", "kind", "loss", "gap", "z", "choices"}`: the loss the review
+counts, and the best choice's gap and its z whatever the test said), so thresholds can be
+tried again without reviewing again (`--read FILE` reports from such a file alone).
 
 The report, per level: decisions reviewed, how many per 100 lost any chance clearly (the
 z-test alone), the loss's 50th/90th/99th percentiles among those, and the marks per 100
@@ -78,7 +79,16 @@ def review_game(job):
     seqs = [s for s in reviewable_seqs(options, deal_seed, rows, 0) if pick.random() < share]
     decisions = review_decisions(options, deal_seed, rows, 0, seqs, budget=budget, all_hands=False)
     lines = [
-        {"level": level, "game": index, "seq": d["seq"], "kind": d["kind"], "loss": d["loss"]}
+        {
+            "level": level,
+            "game": index,
+            "seq": d["seq"],
+            "kind": d["kind"],
+            "loss": d["loss"],
+            "gap": d["gap"],
+            "z": d["z"],
+            "choices": len(d["choices"]),
+        }
         for d in decisions
     ]
     return level, index, lines, time.perf_counter() - started

@@ -29,6 +29,7 @@ and the budget is a count of rollout actions.
 import math
 import random
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from games.engine import GameState, Options
@@ -43,9 +44,12 @@ MARKS = ("good", "inaccurate", "mistake", "blunder")
 # The loss in the team's chance of winning the round (0..1) from which a decision is marked
 # inaccurate, a mistake or a blunder. Measured, not chosen: docs/review.md, "Calibration".
 THRESHOLDS = {"inaccurate": 0.04, "mistake": 0.09, "blunder": 0.18}
-# A choice beats the chosen move only when its paired differences are this many standard
-# errors above zero: a loss inside the samples' noise is no loss.
-Z = 2.0
+# A choice beats the chosen move only when its paired differences stand clearly above zero:
+# a loss inside the samples' noise is no loss. ALPHA is the chance of a false alarm on a
+# decision whose choices are all equally good, shared out over its other choices (the best
+# of five equal moves looks better than the chosen one by chance far more often than one
+# of two does): the z-test asks `z_needed(k)` standard errors of a decision of k choices.
+ALPHA = 0.025
 # Rollout actions per decision for the estimate with what the seat knew, and the rollouts'
 # length, per table size. At 6 and 8 players the rollouts are shorter, as the site's Hard
 # found: a sampled table of five or seven guessed hands drifts from the real one within a
@@ -227,7 +231,7 @@ def _review_one(state, seat, history, taken, seq, rng, budget, all_hands):
         every, _ = _estimate(true_world, seat, choices, rng, _share(budget, ALL_HANDS_SHARE))
     else:
         every = None
-    best, loss = _loss(knew, t)
+    best, loss, gap, z = _loss(knew, t)
     entry: dict[str, Any] = {
         "seq": seq,
         "kind": view.get("decision"),
@@ -236,11 +240,13 @@ def _review_one(state, seat, history, taken, seq, rng, budget, all_hands):
         "knew": _mean(knew[t]),
         "loss": round(loss, 4),
         "mark": mark_for(loss),
+        "gap": round(gap, 4),
+        "z": round(z, 2),
         "samples": samples,
     }
     order = sorted(range(len(choices)), key=lambda i: (-_mean(knew[i]), i))
     if every is not None:
-        best_all, loss_all = _loss(every, t)
+        best_all, loss_all, _, _ = _loss(every, t)
         entry.update(best_all=choices[best_all], all=_mean(every[t]), loss_all=round(loss_all, 4))
     entry["choices"] = [
         {"action": choices[i], "knew": _mean(knew[i])}
@@ -286,30 +292,44 @@ def _mean(xs: list[float]) -> float:
     return round(sum(xs) / len(xs), 4) if xs else 0.0
 
 
-def _loss(values: list[list[float]], taken: int) -> tuple[int, float]:
-    """(the best choice, the taken one's loss against it). The loss counts only when the
-    best is clearly better on the paired samples; otherwise the taken move is as good as
-    any the samples can tell apart, and it is its own best."""
+def z_needed(choices: int) -> float:
+    """The standard errors a better choice must clear at a decision of `choices` choices."""
+    return NormalDist().inv_cdf(1 - ALPHA / max(1, choices - 1))
+
+
+def _loss(values: list[list[float]], taken: int) -> tuple[int, float, float, float]:
+    """(the best choice, the taken one's loss against it, the gap between them, its z).
+    The loss counts only when the best is clearly better on the paired samples; otherwise
+    the taken move is as good as any the samples can tell apart, and it is its own best.
+    The gap and its z are kept whatever the test says, so a calibration can try another
+    rule on them."""
     if not values[taken]:
-        return taken, 0.0
+        return taken, 0.0, 0.0, 0.0
     best = max(range(len(values)), key=lambda i: (_mean(values[i]), i == taken))
     if best == taken:
-        return taken, 0.0
+        return taken, 0.0, 0.0, 0.0
     diffs = [b - a for a, b in zip(values[taken], values[best], strict=True)]
-    if not _clearly_positive(diffs, Z):
-        return taken, 0.0
-    return best, sum(diffs) / len(diffs)
+    gap = sum(diffs) / len(diffs)
+    z = _z(diffs)
+    if z <= z_needed(len(values)):
+        return taken, 0.0, gap, z
+    return best, gap, gap, z
 
 
-def _clearly_positive(d: list[float], z: float) -> bool:
+def _z(d: list[float]) -> float:
+    """How many standard errors the mean of paired differences `d` stands above zero
+    (capped: a difference with no spread at all is as clear as it gets)."""
     k = len(d)
     if k < 2:
-        return False
+        return 0.0
     mean = sum(d) / k
     var = sum((x - mean) ** 2 for x in d) / (k - 1)
     if var == 0:
-        return mean > 0
-    return mean > 0 and mean / math.sqrt(var / k) > z
+        return Z_CAP if mean > 0 else 0.0
+    return min(Z_CAP, mean / math.sqrt(var / k))
+
+
+Z_CAP = 99.0
 
 
 def assemble(players: int, seat: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:

@@ -149,3 +149,20 @@ def test_the_summary_counts_the_marks_and_names_the_costliest_three():
     assert review["summary"]["costliest"] == [9, 1, 5]
     assert sum(review["summary"]["counts"].values()) == 5
     assert set(review["summary"]["counts"]) == set(MARKS)
+
+
+def test_a_gap_inside_the_noise_is_no_loss_and_more_choices_need_a_clearer_one():
+    from games.bots.review import _loss, z_needed
+
+    assert z_needed(2) < z_needed(3) < z_needed(8)
+    assert z_needed(2) == pytest.approx(1.96, abs=0.01)
+    # The taken move (0) against one other: a gap of 0.1 over 40 paired samples whose
+    # differences spread by about 0.3 is about 2.1 standard errors.
+    taken = [0.5] * 40
+    other = [0.5 + (0.4 if i % 2 else -0.2) for i in range(40)]
+    best, loss, gap, z = _loss([taken, other], 0)
+    assert best == 1 and loss == pytest.approx(0.1) and z > z_needed(2)
+    # The same gap among five choices does not clear the bar that many choices need.
+    best, loss, gap, z = _loss([taken, other, taken, taken, taken], 0)
+    assert (best, loss) == (0, 0.0)
+    assert gap == pytest.approx(0.1) and z < z_needed(5)
