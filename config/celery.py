@@ -33,6 +33,11 @@ app.conf.update(
         # Look for abandoned messages every 10 s (kombu's default scans every 100 s).
         "unacked_restore_interval": 10,
         "unacked_restore_throttle": 1,
+        # A worker's queues are asked in the order it consumes them (settings:
+        # CELERY_TASK_QUEUES, the site's queue first), not in turns: a review's slice is
+        # taken only when no bot move or clock waits (kombu's default, "round_robin", would
+        # take the reviews' queue first after every task of the site's).
+        "queue_order_strategy": "priority",
     },
 )
 app.autodiscover_tasks()

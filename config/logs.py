@@ -24,8 +24,10 @@ from celery.app.trace import LOG_RECEIVED, LOG_SUCCESS
 # operator needs: the beat's sweeps (sweep_clocks, also the outbox's; wake_stalled_bots),
 # the real-time countdown (fire_clock), the emails after a move (deliver_emails), the
 # bots' moves (play_bot), the hourly pruning of the bot accounts' events
-# (prune_account_events), Find a game's sweep (lobby.tasks.sweep_searches, every 2 s), and
-# the worker's heartbeat for /readyz. Each logs what it changed.
+# (prune_account_events), Find a game's sweep (lobby.tasks.sweep_searches, every 2 s), the
+# reviews' slices (one every couple of seconds while a review runs), their sweep and the
+# rated games' reviews queued at their end, and the worker's heartbeat for /readyz. Each
+# logs what it changed.
 ROUTINE_TASKS = frozenset(
     {
         "config.celery.heartbeat",
@@ -36,6 +38,9 @@ ROUTINE_TASKS = frozenset(
         "games.tasks.play_bot",
         "games.tasks.prune_account_events",
         "lobby.tasks.sweep_searches",
+        "games.tasks.review_slice",
+        "games.tasks.review_sweep",
+        "games.tasks.review_rated_game",
     }
 )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -296,6 +297,35 @@ WORKER_DB_REUSE_MAX = envint("CELERY_DB_REUSE_MAX", 5000)
 PUSH_CUT_WITH_REDIS = envbool("PUSH_CUT_WITH_REDIS", False)
 # A queue of its own lets two sites (or a test run) share one Redis.
 CELERY_TASK_DEFAULT_QUEUE = envstr("CELERY_QUEUE", "celery")
+# Reviews of finished games (games.actions.review, docs/review.md) work in a queue of their
+# own, behind the bots' moves: a worker consumes its queues in this order, and with
+# kombu's "priority" queue order (config/celery.py) it takes a review's slice only when the
+# site's own queue is empty. A worker started with no -Q consumes both; a deployment may
+# give reviews workers of their own (-Q reviews) so that they never hold a bot's worker.
+CELERY_REVIEW_QUEUE = envstr(
+    "CELERY_REVIEW_QUEUE",
+    "reviews" if CELERY_TASK_DEFAULT_QUEUE == "celery" else f"{CELERY_TASK_DEFAULT_QUEUE}-reviews",
+)
+# Each queue its own exchange and key: a Queue given only its name would be bound to the
+# default exchange with the default key, and every task of the site would be copied into it.
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name), routing_key=name)
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_REVIEW_QUEUE)
+)
+# The review tasks are sent with `queue=CELERY_REVIEW_QUEUE` (games.actions.review, the
+# beat entry below) rather than through CELERY_TASK_ROUTES: a send's own queue holds
+# whatever routes a test or a second site sets, and routes set here would hide theirs.
+# A review's slice stops after the decision that takes it past this many milliseconds, and
+# queues the next one: a worker is never held for long, and a bot's move that arrives
+# meanwhile waits at most one slice even on a worker that runs both queues.
+REVIEW_SLICE_MS = envint("REVIEW_SLICE_MS", 2000)
+# A fixed number of samples per decision instead of the core's budget per table size
+# (games.bots.review.REVIEW_BUDGET); 0: the core's. The tests' tiny reviews set it.
+REVIEW_ROLLOUTS = envint("REVIEW_ROLLOUTS", 0)
+# An unfinished review that has not moved for this long has its next slice sent again by
+# the sweep below (its message lost with a broker's restart; a worker killed mid-slice
+# gives it back by itself, CELERY_TASK_ACKS_LATE).
+REVIEW_STALL_SECONDS = envint("REVIEW_STALL_SECONDS", 600)
 CELERY_BEAT_SCHEDULE = {
     # Re-sends bot moves that were lost (e.g. the in-process broker was
     # restarted); a bot whose move is queued normally is not touched.
@@ -303,6 +333,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.wake_stalled_bots",
         "schedule": envint("BOT_SWEEP_SECONDS", 10),
     },
+}
+CELERY_BEAT_SCHEDULE["sweep-reviews"] = {
+    "task": "games.tasks.review_sweep",
+    "schedule": 60,
+    "options": {"expires": 60, "queue": CELERY_REVIEW_QUEUE},
 }
 CELERY_BEAT_SCHEDULE["sweep-clocks"] = {
     # Time-outs, reminders and ended holds (docs/clocks.md): one indexed query a

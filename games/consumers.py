@@ -539,3 +539,17 @@ class SiteConsumer(CheckedSocket):
         # A moderator may have taken a seat: the games are read again if the socket stays.
         if not await self.check_access():
             self.refresh()
+
+    async def review_progress(self, message):
+        """How far the review of one of the user's finished games is (games.actions.review):
+        counts and a status only, sent to the user's own site sockets; the replay's review
+        box reads the rest over HTTP (static/js/site.js passes it on as a
+        `review-progress` event on <body>)."""
+        if self.closing:
+            return
+        await self.send_json(
+            {
+                "type": "review",
+                **{key: message[key] for key in ("game", "seat", "done", "total", "status")},
+            }
+        )

@@ -4,6 +4,7 @@ from django.urls import path
 
 from games.moderation import views as moderation_views
 from games.views import history as views
+from games.views import review as review_views
 
 app_name = "history"
 
@@ -17,4 +18,7 @@ urlpatterns = [
     path("games/<int:game_id>/export.json", views.export_view, name="export"),
     path("games/<int:game_id>/verify/", views.verify_view, name="verify"),
     path("games/<int:game_id>/report/", moderation_views.report, name="report"),
+    path("games/<int:game_id>/review/", review_views.request_view, name="review_request"),
+    path("games/<int:game_id>/review/share/", review_views.share_view, name="review_share"),
+    path("games/<int:game_id>/review/status/", review_views.status_view, name="review_status"),
 ]

@@ -623,3 +623,52 @@ class AccountEvent(models.Model):
 
     def __str__(self):
         return f"{self.kind} for {self.user_id} (#{self.pk})"
+
+
+class GameReview(models.Model):
+    """The review of one seat of a finished game (games.actions.review, docs/review.md):
+    each of the seat's decisions against the best choice it had, worked out by a task in
+    slices. `data` holds the decisions computed so far while the review runs, and the whole
+    review (games.bots.review.assemble) once it is done; `version` is the core's
+    REVIEW_VERSION it was computed with. One per seat: asking twice finds the same row."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="reviews")
+    seat = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=8, choices=Status, default=Status.PENDING)
+    data = models.JSONField(default=dict, blank=True)
+    # Decisions computed, of `total` (0 until the first slice has counted them).
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    # The seat's player lets everyone who may watch the replay read it (a public game's
+    # reviews are readable by them whatever this says).
+    shared = models.BooleanField(default=False)
+    # None: queued by the site itself (a rated game's end).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    version = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    # Moved by every slice: the sweep re-sends a review that has not moved for a while.
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="review_unique_game_seat"),
+        ]
+        indexes = [
+            # The sweep's question: which unfinished reviews have not moved lately.
+            models.Index(
+                fields=["updated_at"],
+                condition=Q(status__in=["pending", "running"]),
+                name="review_unfinished",
+            ),
+        ]
+
+    def __str__(self):
+        return f"Review of seat {self.seat} of table {self.game_id} ({self.status})"

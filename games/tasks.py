@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import metrics, store
-from games.actions import account_events, decisions, outbox, timeouts
+from games.actions import account_events, decisions, outbox, review, timeouts
 from games.bots import play as botplay
 from games.models import Game, GameEvent
 from games.store import seats
@@ -141,3 +141,27 @@ def prune_account_events() -> int:
     """The beat's hourly pruning of the bot accounts' events older than
     ACCOUNT_EVENTS_KEEP_DAYS (games.actions.account_events): one indexed delete."""
     return account_events.prune()
+
+
+# --- Reviews (games.actions.review): sent to their own queue, behind the moves -------------
+# (settings.CELERY_REVIEW_QUEUE, named by every send of them).
+
+
+@shared_task(ignore_result=True)
+def review_slice(review_id: int, done: int) -> str:
+    """One slice of a review: a few decisions, saved, and the next slice queued. `done`
+    is the count it starts from: a slice sent twice finds it moved on and does nothing."""
+    return review.run_slice(review_id, done)
+
+
+@shared_task(ignore_result=True)
+def review_rated_game(game_id: int) -> int:
+    """Sent on the commit of a rated game's last event: queues each person's review there,
+    so that the move that ended the game waits for none of it."""
+    return len(review.rated_game_finished(game_id))
+
+
+@shared_task(ignore_result=True)
+def review_sweep() -> int:
+    """The beat's re-send of the slices of reviews that stalled (games.actions.review.sweep)."""
+    return review.sweep()

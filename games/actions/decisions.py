@@ -451,6 +451,12 @@ def _record(
         # In the transaction that records the end: a game is rated exactly when it ends.
         ratings.game_finished(game, state, now)
         effects.log_on_commit(log, "game %s finished at event %s", game.pk, seq, game=game.pk)
+        if game.rated:
+            # Its people's reviews (games.actions.review), queued by a task of the reviews'
+            # queue once this commits: the last move writes nothing more for them.
+            effects.task_on_commit(
+                "games.tasks.review_rated_game", game.pk, queue=settings.CELERY_REVIEW_QUEUE
+            )
     pace = bot_pace(game)
     for bot in bots_to_move:
         effects.task_on_commit("games.tasks.play_bot", game.pk, bot, seq, **pace)

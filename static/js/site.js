@@ -175,6 +175,10 @@
       }
       if (msg && msg.type === "waiting") onWaiting(msg);
       if (msg && msg.type === "found") onFound(msg);
+      // A review's progress: the replay's status box listens for it (review_status.html).
+      if (msg && msg.type === "review") {
+        body.dispatchEvent(new CustomEvent("review-progress", { detail: msg }));
+      }
     };
     socket.onclose = (e) => {
       socket = null;

@@ -81,6 +81,10 @@ class Command(BaseCommand):
         worker = app.WorkController(
             concurrency=1,
             pool="solo",
+            # The site's queue first, then the reviews' (settings: CELERY_TASK_QUEUES). The
+            # in-memory broker takes its queues in turns, whatever their order: a bot's move
+            # waits for at most one review slice (REVIEW_SLICE_MS) here.
+            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_REVIEW_QUEUE],
             loglevel="INFO",
             without_heartbeat=True,
             without_mingle=True,
