@@ -13,9 +13,11 @@ from django.utils.http import urlencode
 
 from accounts import ratelimit
 from accounts.models import User
-from games.models import Game
+from games.actions import review as review_actions
+from games.models import Game, GameReview
 from games.presenters import fairness, history, replay, series
 from games.presenters import ratings as rating_views
+from games.presenters import review as review_views
 from games.store.replica import reads_from_replica
 
 PAGE_SIZE = 25
@@ -149,6 +151,23 @@ def replay_view(request, game_id):
         return "?" + urlencode({"step": to, **params})
 
     step = frame["step"]
+    review = box = None
+    if finished:
+        # Only a finished game has a review (nothing is computed or shown before its end).
+        # The box asks for the reader's own seat's review and shows its progress.
+        box = review_actions.box(game, request.user)
+        review = review_views.context(
+            _done_reviews(game, request.user),
+            rows,
+            step,
+            names,
+            own,
+            perspective.seat,
+            link,
+            lambda seat: "?" + urlencode({"step": step, "seat": seat}),
+        )
+    if review is not None:
+        frame["moves"] = review_views.mark_moves(frame["moves"], review["marks"])
     context = {
         "game": game,
         "frame": frame,
@@ -170,6 +189,8 @@ def replay_view(request, game_id):
         },
         "permalink": request.build_absolute_uri(request.path + link(step)),
         "speeds": ["0.5", "1", "2", "4"],
+        "review": review,
+        "box": box,
     }
     template = "replay/replay.html#frame" if request.htmx else "replay/replay.html"
     response = render(request, template, context)
@@ -177,6 +198,15 @@ def replay_view(request, game_id):
     # fragment alone: a cache must not give one for the other.
     patch_vary_headers(response, ["HX-Request"])
     return response
+
+
+def _done_reviews(game, user):
+    """{seat: GameReview.data} of the finished reviews of `game` that `user` may see."""
+    return {
+        seat: r.data
+        for seat, r in review_actions.visible_reviews(game, user).items()
+        if r.status == GameReview.Status.DONE and r.data
+    }
 
 
 @login_required

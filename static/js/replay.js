@@ -77,7 +77,13 @@
     const old = frame();
     const list = old.querySelector("#discard-list");
     if (list && list.open) fresh.querySelector("#discard-list")?.setAttribute("open", "");
+    // The review under the table stays open or closed as the reader left it.
+    const review = old.querySelector("#review-summary");
+    if (review) fresh.querySelector("#review-summary")?.toggleAttribute("open", review.open);
     old.replaceWith(fresh);
+    // The review box in the frame asks for itself and posts with htmx: its attributes are
+    // read only from what htmx has processed.
+    if (window.htmx) window.htmx.process(fresh);
     const now = shown();
     // Playing replaces the address instead of adding to the history: the back button then
     // leaves the replay's steps one by one only where the reader stepped by hand.
@@ -89,7 +95,10 @@
     if (playing) {
       if (now >= total()) pause(); else schedule();
     } else {
-      const move = fresh.querySelector("#replay-move");
+      // Read as a screen reader reads the line: without what it hides (a mark's "??", whose
+      // word is read).
+      const move = fresh.querySelector("#replay-move")?.cloneNode(true);
+      move?.querySelectorAll("[aria-hidden='true']").forEach((hidden) => hidden.remove());
       announcer.textContent = `Step ${now} of ${total()}. ${move ? move.textContent.replace(/\s+/g, " ").trim() : ""}`;
     }
   }
@@ -134,6 +143,17 @@
     event.preventDefault();
     if (!link.hasAttribute("href")) return;
     stepBy(Object.keys(links).find((name) => links[name] === link));
+  });
+  // The review's links to a step (the chart's markers, the costliest decisions) step the
+  // replay in place, as the controls do; without this script each is a page load.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("#replay a[data-step]");
+    if (!link || event.button !== 0 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const step = Number(link.dataset.step);
+    if (!step) return;
+    event.preventDefault();
+    pause();
+    go(step, "push");
   });
   play.addEventListener("click", () => { if (playing) pause(); else start(); });
   speed.addEventListener("change", () => { if (playing) schedule(); });
