@@ -122,7 +122,8 @@ def report(lines, out=None):
         games = len({(x["level"], x["game"]) for x in lines if x["level"] == level})
         lost = [x for x in losses if x > 0]
         print(
-            f"{level}: {games} games, {n} decisions; a loss in {100 * len(lost) / n:.1f} per 100;"
+            f"{level}: {games} games with a decision reviewed, {n} decisions;"
+            f" a loss in {100 * len(lost) / n:.1f} per 100;"
             f" loss p50 {_percentile(lost, 0.5):.3f} p90 {_percentile(lost, 0.9):.3f}"
             f" p99 {_percentile(lost, 0.99):.3f}",
             file=out,

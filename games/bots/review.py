@@ -42,7 +42,8 @@ from .search import Budget, _playable_sample, _world, rollout
 REVIEW_VERSION = 1
 MARKS = ("good", "inaccurate", "mistake", "blunder")
 # The loss in the team's chance of winning the round (0..1) from which a decision is marked
-# inaccurate, a mistake or a blunder. Measured, not chosen: docs/review.md, "Calibration".
+# inaccurate, a mistake or a blunder. Provisional: measured on the ladder's bots, the marks
+# do not yet separate the levels clearly (docs/review.md, "Calibration").
 THRESHOLDS = {"inaccurate": 0.04, "mistake": 0.09, "blunder": 0.18}
 # A choice beats the chosen move only when its paired differences stand clearly above zero:
 # a loss inside the samples' noise is no loss. ALPHA is the chance of a false alarm on a

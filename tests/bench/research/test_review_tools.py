@@ -17,7 +17,8 @@ def test_the_calibration_reviews_seat_zero_and_writes_one_line_a_decision(tmp_pa
     assert all(x["loss"] >= 0 and x["kind"] for x in lines)
     printed = capsys.readouterr().out
     assert "4 games reviewed" in printed
-    assert "easy: 2 games" in printed and "normal: 2 games" in printed
+    assert "easy: 2 games with a decision reviewed" in printed
+    assert "normal: 2 games with a decision reviewed" in printed
     assert "mistakes or worse per 100 decisions" in printed
     # The same lines read back report the same counts without reviewing again.
     review_calibration.main(["--read", str(out)])
