@@ -462,6 +462,25 @@ def game_args(w, draw):
     return (any_game_id(w, draw),)
 
 
+# --- A finished game's review (docs/review.md): the world's games are not over, so asking
+# for one, or sharing one, is always refused and writes nothing.
+
+
+def review_request(w, draw):
+    data = draw(junk_fields(["seat"]))
+    return Request(
+        logged_in(w, draw), "post", url("history:review_request", *game_args(w, draw)), data
+    )
+
+
+def review_share(w, draw):
+    data = draw(junk_fields(["shared"]))
+    data["shared"] = "x" + str(data.get("shared", ""))  # neither 0 nor 1
+    return Request(
+        logged_in(w, draw), "post", url("history:review_share", *game_args(w, draw)), data
+    )
+
+
 # --- Find a game (docs/matchmaking.md): nobody in the world is looking, so every search id
 # and friend's link is someone else's or none.
 
@@ -642,6 +661,9 @@ CASES = {
     "history:replay": page("history:replay", game_args),
     "history:export": page("history:export", game_args),
     "history:verify": verify,
+    "history:review_request": review_request,
+    "history:review_share": review_share,
+    "history:review_status": page("history:review_status", game_args),
     "history:report": report,
     "lobby:index": page("lobby:index"),
     "lobby:watch": page("lobby:watch"),
