@@ -37,7 +37,7 @@ from games.engine import GameState, Options
 from .candidates import give_candidates
 from .memory import SeatMemory
 from .policies import NORMAL, WEIGHTS, Ctx
-from .search import Budget, _playable_sample, _world, rollout
+from .search import Budget, _playable_sample, _world, rollout, true_worlds
 
 REVIEW_VERSION = 1
 MARKS = ("good", "inaccurate", "mistake", "blunder")
@@ -215,21 +215,9 @@ def _review_one(state, seat, history, taken, seq, rng, budget, all_hands):
 
     knew, samples = _estimate(knew_world, seat, choices, rng, budget)
     if all_hands:
-        snap = state.to_dict()
-
-        def true_world():
-            order = sorted(snap["draw"])  # what is in the pile, not its order
-            rng.shuffle(order)
-
-            def world(seed):
-                g = GameState.from_dict(snap)
-                g.draw = list(order)
-                g.seed = seed
-                return g
-
-            return world
-
-        every, _ = _estimate(true_world, seat, choices, rng, _share(budget, ALL_HANDS_SHARE))
+        every, _ = _estimate(
+            true_worlds(state, rng), seat, choices, rng, _share(budget, ALL_HANDS_SHARE)
+        )
     else:
         every = None
     best, loss, gap, z = _loss(knew, t)

@@ -517,6 +517,14 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
 
         return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
 
+    make_world = true_worlds(game, rng)
+    return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
+
+
+def true_worlds(game, rng):
+    """Worlds of the real game with only the draw pile's order unknown: each call deals the
+    real pile's cards in a fresh random order (sorted first, so that only what is in the
+    pile matters, not its order) and returns `world(seed)`, a fresh copy of the game."""
     snap = game.to_dict()
 
     def make_world():
@@ -531,4 +539,4 @@ def oracle_decide_search(game, seat, rng, budget, memory=None, reveal="all", his
 
         return world
 
-    return _search(make_world, view, legal, ctx, rng, budget, cands, choice, memory)
+    return make_world
