@@ -52,6 +52,10 @@ def queues(settings):
     celery_app.conf.task_routes = saved
     amqp.flush_routes()
     amqp.__dict__.pop("router", None)
+    # A worker started on these queues selected them in the app's own queue set, which
+    # outlives the worker: left so, the next in-process worker of the run would consume
+    # only these and never the site's queue. Built again from the settings when next read.
+    amqp.__dict__.pop("queues", None)
 
 
 @pytest.fixture
