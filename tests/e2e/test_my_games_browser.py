@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from games import tasks
 from games.models import Game
 from lobby import services as lobby
-from tests.browser_support import wait_until
+from tests.browser_support import PATIENCE_MS, wait_until
 from tests.conftest import make_started_game, make_table, make_user, play_one
 from tests.e2e.conftest import ARTIFACTS, logged_in_page
 from tests.e2e.test_table_browser import act_once, seq_of, wait_past, waits_on_a_person
@@ -216,12 +216,19 @@ def test_a_change_during_a_slow_refresh_is_not_lost(daphne_url, chromium_browser
             route.continue_()
             return
         held.append((route, route.fetch()))  # answered now, delivered later
-        page.evaluate("() => { window.__held = true; }")
 
     page.evaluate(WATCH_REFRESHES)
     page.route("**/games/mine/", hold_the_first)
     page.evaluate("() => document.body.dispatchEvent(new CustomEvent('waiting-changed'))")
-    page.wait_for_function("() => window.__held === true")  # the first refresh is held
+    # The first refresh is held. Waited for here, not told by the handler through the page:
+    # a handler that evaluates in the page while the test waits on that page can stall
+    # both under load. Playwright runs route handlers only inside its own calls, hence
+    # wait_for_timeout rather than a sleep.
+    for _ in range(PATIENCE_MS // 50):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the first refresh never left the page"
     seq = seq_of(tab)
     assert act_once(tab)  # Ana's setup card: the game no longer waits on her
     wait_past(tab, seq)
