@@ -23,7 +23,7 @@ from games.bots.search import Budget
 from games.engine.random_moves import random_action
 from games.models import Game, GameEvent, GameReview
 from games.presenters.review import action_advice
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, require_chromium
+from tests.browser_support import PATIENCE_MS
 from tests.conftest import make_started_game, make_user, play_one
 from tests.games.history.helpers import rows
 
@@ -41,14 +41,9 @@ def site_server(daphne_url):
 
 
 @pytest.fixture
-def browser():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+def browser(chromium_browser):
+    """The suite's own Chromium (tests/browser_support.py), by a shorter name."""
+    return chromium_browser
 
 
 def finish_with_a_careless_seat(game, seat=0):
